@@ -1,0 +1,33 @@
+package io.onlyonce.token;
+
+import java.time.Instant;
+
+/**
+ * What a store needs to know of a token: its random id and when it expires. The id is 128 random
+ * bits in base64url without padding (22 characters); signature and binding stay with the
+ * {@link TokenService}.
+ *
+ * @param id the random id
+ * @param expiresAt the end of the token's life
+ */
+public record OneTimeToken(String id, Instant expiresAt) {
+
+    /** Length of {@link #id()}. */
+    public static final int ID_LENGTH = 22;
+
+    public OneTimeToken {
+        if (id == null || id.length() != ID_LENGTH) {
+            throw new IllegalArgumentException("a token id is " + ID_LENGTH + " characters");
+        }
+        for (int i = 0; i < id.length(); i++) {
+            char c = id.charAt(i);
+            boolean ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+            if (!ok) {
+                throw new IllegalArgumentException("a token id is base64url");
+            }
+        }
+        if (expiresAt == null) {
+            throw new IllegalArgumentException("expiresAt must not be null");
+        }
+    }
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The one command that runs every test on a fresh Debian machine:
+# starts/installs the services, then `mvn -B -ntp verify "$@"`.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+if ! command -v mvn >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1; then
+  echo "[test] installing maven / openjdk-17-jdk-headless"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    maven openjdk-17-jdk-headless
+fi
+
+bash scripts/services.sh
+
+echo "[test] mvn -B -ntp verify $*"
+set +e
+mvn -B -ntp verify "$@"
+rc=$?
+set -e
+echo "[test] mvn exit code: $rc"
+exit "$rc"

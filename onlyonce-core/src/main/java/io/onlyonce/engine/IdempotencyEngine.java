@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.util.Objects;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs an action at most once per {@link IdempotencyKey}, on any {@link IdempotencyStore}.
@@ -28,7 +29,10 @@ import java.util.function.Supplier;
  * {@link Outcome.FingerprintMismatch} (checked first), a completed record is
  * {@link Outcome.Replayed}, a running one is {@link Outcome.InProgress}. After the action, the
  * {@link ResponsePolicy} decides between complete and release; an exception releases the key
- * (unless configured otherwise) and is rethrown unchanged. Thread-safe.
+ * (unless configured otherwise) and is rethrown unchanged.
+ *
+ * <p>{@link #execute} wraps the whole run; {@link #admit} splits it in two for callers that see
+ * the response only later. Thread-safe.
  */
 public final class IdempotencyEngine {
 
@@ -59,36 +63,43 @@ public final class IdempotencyEngine {
     /** Runs {@code action} under {@code key} unless a live record decides otherwise. */
     public <E extends Throwable> Outcome execute(IdempotencyKey key, Fingerprint fingerprint,
             IdempotencyConfig config, Action<E> action) throws E {
+        Admission admission = admit(key, fingerprint, config);
+        if (admission instanceof Admission.Decided decided) {
+            return decided.outcome();
+        }
+        Execution execution = ((Admission.Admitted) admission).execution();
+        StoredResponse response;
+        try {
+            response = action.run();
+        } catch (Throwable failure) {
+            execution.fail(failure);
+            throw failure;
+        }
+        return execution.complete(response);
+    }
+
+    /**
+     * Claims {@code key}: either decides at once (replay, in progress, mismatch, STRICT store
+     * failure) or admits the caller, who must then finish the returned {@link Execution}.
+     */
+    public Admission admit(IdempotencyKey key, Fingerprint fingerprint, IdempotencyConfig config) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(fingerprint, "fingerprint");
+        Objects.requireNonNull(config, "config");
         Instant now = clock.instant();
         ClaimResult claim;
         try {
             claim = timed("claim", () -> store.claim(key, fingerprint, now, config.lease()));
         } catch (StoreUnavailableException e) {
             if (config.storeFailurePolicy() == StoreFailurePolicy.STRICT) {
-                return report(key, new Outcome.StoreUnavailable(config.unavailableRetryAfter(), e));
+                return new Admission.Decided(report(key, new Outcome.StoreUnavailable(config.unavailableRetryAfter(), e)));
             }
-            return report(key, new Outcome.Executed(action.run(), Outcome.Recording.UNPROTECTED));
+            return new Admission.Admitted(new HeldExecution(key, null, config));
         }
         if (claim instanceof ClaimResult.Existing existing) {
-            return report(key, decide(existing.record(), fingerprint, now));
+            return new Admission.Decided(report(key, decide(existing.record(), fingerprint, now)));
         }
-        OwnerToken owner = ((ClaimResult.Claimed) claim).owner();
-        StoredResponse response;
-        try {
-            response = action.run();
-        } catch (Throwable failure) {
-            if (config.releaseOnException()) {
-                try {
-                    release(key, owner);
-                } catch (StoreUnavailableException e) {
-                    failure.addSuppressed(e);
-                }
-            }
-            throw failure;
-        }
-        return report(key, new Outcome.Executed(response, finish(key, owner, response, config)));
+        return new Admission.Admitted(new HeldExecution(key, ((ClaimResult.Claimed) claim).owner(), config));
     }
 
     private Outcome decide(IdempotencyRecord record, Fingerprint fingerprint, Instant now) {
@@ -103,24 +114,6 @@ public final class IdempotencyEngine {
         return new Outcome.InProgress(rounded.compareTo(MIN_RETRY_AFTER) < 0 ? MIN_RETRY_AFTER : rounded);
     }
 
-    private Outcome.Recording finish(IdempotencyKey key, OwnerToken owner, StoredResponse response, IdempotencyConfig config) {
-        try {
-            if (config.responsePolicy().store(response)) {
-                Instant now = clock.instant();
-                boolean stored = timed("complete", () -> store.complete(key, owner, response, now, config.retention()));
-                return stored ? Outcome.Recording.STORED : Outcome.Recording.LEASE_LOST;
-            }
-            return release(key, owner) ? Outcome.Recording.RELEASED : Outcome.Recording.LEASE_LOST;
-        } catch (StoreUnavailableException e) {
-            return Outcome.Recording.NOT_RECORDED;
-        }
-    }
-
-    private boolean release(IdempotencyKey key, OwnerToken owner) {
-        Instant now = clock.instant();
-        return timed("release", () -> store.release(key, owner, now));
-    }
-
     private <T> T timed(String operation, Supplier<T> call) {
         long start = nanoTime.getAsLong();
         try {
@@ -133,9 +126,76 @@ public final class IdempotencyEngine {
         }
     }
 
-    private Outcome report(IdempotencyKey key, Outcome outcome) {
+    private <O extends Outcome> O report(IdempotencyKey key, O outcome) {
         listener.onOutcome(key, outcome);
         return outcome;
+    }
+
+    /** An admitted execution; {@code owner} is null when running unprotected. */
+    private final class HeldExecution implements Execution {
+        private final IdempotencyKey key;
+        private final @Nullable OwnerToken owner;
+        private final IdempotencyConfig config;
+        private boolean finished;
+
+        HeldExecution(IdempotencyKey key, @Nullable OwnerToken owner, IdempotencyConfig config) {
+            this.key = key;
+            this.owner = owner;
+            this.config = config;
+        }
+
+        @Override
+        public boolean isProtected() {
+            return owner != null;
+        }
+
+        @Override
+        public Outcome.Executed complete(StoredResponse response) {
+            markFinished();
+            return report(key, new Outcome.Executed(response, record(response)));
+        }
+
+        private Outcome.Recording record(StoredResponse response) {
+            OwnerToken holder = owner;
+            if (holder == null) {
+                return Outcome.Recording.UNPROTECTED;
+            }
+            try {
+                if (config.responsePolicy().store(response)) {
+                    Instant now = clock.instant();
+                    boolean stored = timed("complete", () -> store.complete(key, holder, response, now, config.retention()));
+                    return stored ? Outcome.Recording.STORED : Outcome.Recording.LEASE_LOST;
+                }
+                return release(holder) ? Outcome.Recording.RELEASED : Outcome.Recording.LEASE_LOST;
+            } catch (StoreUnavailableException e) {
+                return Outcome.Recording.NOT_RECORDED;
+            }
+        }
+
+        @Override
+        public void fail(Throwable failure) {
+            markFinished();
+            OwnerToken holder = owner;
+            if (holder != null && config.releaseOnException()) {
+                try {
+                    release(holder);
+                } catch (StoreUnavailableException e) {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+
+        private boolean release(OwnerToken holder) {
+            Instant now = clock.instant();
+            return timed("release", () -> store.release(key, holder, now));
+        }
+
+        private void markFinished() {
+            if (finished) {
+                throw new IllegalStateException("an execution is finished exactly once");
+            }
+            finished = true;
+        }
     }
 
     /** Builds an engine; only the store is required. */

@@ -102,4 +102,22 @@ class IdempotencyEngineTest {
         }
         assertThat(engine.execute(key, fp, keep, () -> ok)).isInstanceOf(Outcome.InProgress.class);
     }
+
+    @Test
+    void admittedExecutionIsFinishedExactlyOnceAndCanBeCompletedLater() {
+        InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(clock, 100);
+        IdempotencyEngine engine = IdempotencyEngine.builder(store).clock(clock).build();
+        Admission admission = engine.admit(key, fp, IdempotencyConfig.ofDefaults());
+        assertThat(admission).isInstanceOf(Admission.Admitted.class);
+        Execution execution = ((Admission.Admitted) admission).execution();
+        assertThat(execution.isProtected()).isTrue();
+        assertThat(engine.admit(key, fp, IdempotencyConfig.ofDefaults()))
+                .isEqualTo(new Admission.Decided(new Outcome.InProgress(Duration.ofSeconds(30))));
+
+        assertThat(execution.complete(ok)).isEqualTo(new Outcome.Executed(ok, Outcome.Recording.STORED));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> execution.complete(ok))
+                .isInstanceOf(IllegalStateException.class);
+        assertThat(engine.admit(key, fp, IdempotencyConfig.ofDefaults()))
+                .isEqualTo(new Admission.Decided(new Outcome.Replayed(ok)));
+    }
 }

@@ -4,7 +4,7 @@ import java.time.Instant;
 
 /**
  * What a store needs to know of a token: its random id and when it expires. The id is 128 random
- * bits in base64url without padding (22 characters); signature and binding stay with the
+ * bits in canonical base64url without padding (22 characters); signature and binding stay with the
  * {@link TokenService}.
  *
  * @param id the random id
@@ -25,6 +25,9 @@ public record OneTimeToken(String id, Instant expiresAt) {
             if (!ok) {
                 throw new IllegalArgumentException("a token id is base64url");
             }
+        }
+        if ("AQgw".indexOf(id.charAt(ID_LENGTH - 1)) < 0) {
+            throw new IllegalArgumentException("a token id is the canonical base64url of 16 bytes");
         }
         if (expiresAt == null) {
             throw new IllegalArgumentException("expiresAt must not be null");

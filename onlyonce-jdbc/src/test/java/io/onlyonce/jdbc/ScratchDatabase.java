@@ -1,0 +1,212 @@
+package io.onlyonce.jdbc;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * A throwaway database for one test class: {@code oo_test_<random>} created on the server (or an
+ * in-memory H2 database), given the schema by {@link JdbcSchema} and a HikariCP pool, dropped after
+ * the class. Register it as a static {@code @RegisterExtension} field.
+ *
+ * <p>Servers: PostgreSQL at {@code ONLYONCE_PG_URL} (default {@value #DEFAULT_PG_URL}) and MariaDB
+ * at {@code ONLYONCE_MARIADB_URL} (default {@value #DEFAULT_MARIADB_URL}), read from a system
+ * property or else an environment variable. The URL names the database used to create and drop the
+ * scratch one.
+ */
+final class ScratchDatabase implements BeforeAllCallback, AfterAllCallback {
+
+    static final String DEFAULT_PG_URL = "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres";
+    static final String DEFAULT_MARIADB_URL = "jdbc:mariadb://127.0.0.1:3306/test?user=root";
+
+    /** Enough connections that the contract suites' 64 racing threads all hold one at once. */
+    private static final int POOL_SIZE = 70;
+    private static final Pattern SERVER_URL = Pattern.compile("(jdbc:[a-z]+://)([^/]+)/([^?]*)(.*)");
+
+    private final JdbcDialect dialect;
+    private final String adminUrl;
+    private final boolean withSchema;
+    private final int poolSize;
+    private String name = "";
+    private String url = "";
+    private HikariDataSource pool;
+    private HikariDataSource unreachable;
+
+    private ScratchDatabase(JdbcDialect dialect, String adminUrl, boolean withSchema, int poolSize) {
+        this.dialect = dialect;
+        this.adminUrl = adminUrl;
+        this.withSchema = withSchema;
+        this.poolSize = poolSize;
+    }
+
+    static ScratchDatabase postgres() {
+        return new ScratchDatabase(JdbcDialect.POSTGRESQL, setting("ONLYONCE_PG_URL", DEFAULT_PG_URL), true, POOL_SIZE);
+    }
+
+    static ScratchDatabase mariaDb() {
+        return new ScratchDatabase(JdbcDialect.MYSQL, setting("ONLYONCE_MARIADB_URL", DEFAULT_MARIADB_URL), true, POOL_SIZE);
+    }
+
+    static ScratchDatabase h2() {
+        return new ScratchDatabase(JdbcDialect.H2, "", true, POOL_SIZE);
+    }
+
+    /** The same database left empty, with a small pool: for tests that create the tables themselves. */
+    ScratchDatabase withoutSchema() {
+        return new ScratchDatabase(dialect, adminUrl, false, 4);
+    }
+
+    JdbcDialect dialect() {
+        return dialect;
+    }
+
+    DataSource dataSource() {
+        return pool;
+    }
+
+    /**
+     * A pool on the same server kind at a port where nothing listens (127.0.0.1:1), built without
+     * connecting and giving up on a connection after one second; empty for embedded H2.
+     */
+    synchronized Optional<DataSource> unreachableDataSource() {
+        if (dialect == JdbcDialect.H2) {
+            return Optional.empty();
+        }
+        if (unreachable == null) {
+            Matcher url = matchServerUrl();
+            HikariConfig config = new HikariConfig();
+            config.setJdbcUrl(url.group(1) + "127.0.0.1:1/" + url.group(3) + url.group(4));
+            config.setConnectionTimeout(1_000);
+            config.setInitializationFailTimeout(-1);
+            config.setMinimumIdle(0);
+            config.setMaximumPoolSize(2);
+            config.setPoolName("unreachable-" + name);
+            unreachable = new HikariDataSource(config);
+        }
+        return Optional.of(unreachable);
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) throws SQLException {
+        name = "oo_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+        if (dialect == JdbcDialect.H2) {
+            url = "jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1";
+        } else {
+            execute(adminUrl, "CREATE DATABASE " + name);
+            Matcher server = matchServerUrl();
+            url = server.group(1) + server.group(2) + "/" + name + server.group(4);
+        }
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setMaximumPoolSize(poolSize);
+        config.setPoolName(name);
+        pool = new HikariDataSource(config);
+        warmUp();
+        if (withSchema) {
+            JdbcSchema.apply(pool, dialect);
+        }
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) throws SQLException {
+        if (unreachable != null) {
+            unreachable.close();
+        }
+        pool.close();
+        switch (dialect) {
+            case POSTGRESQL -> execute(adminUrl, "DROP DATABASE " + name + " WITH (FORCE)");
+            case MYSQL -> execute(adminUrl, "DROP DATABASE " + name);
+            case H2 -> execute(url, "SHUTDOWN");
+        }
+    }
+
+    /** Runs an INSERT, UPDATE, DELETE or DDL statement with parameters, on its own connection. */
+    int update(String sql, Object... parameters) throws SQLException {
+        try (Connection connection = pool.getConnection(); PreparedStatement statement = connection.prepareStatement(sql)) {
+            bind(statement, parameters);
+            return statement.executeUpdate();
+        }
+    }
+
+    /** Reads the rows of a query, each through {@code mapper}. */
+    <T> List<T> query(String sql, RowMapper<T> mapper, Object... parameters) throws SQLException {
+        try (Connection connection = pool.getConnection(); PreparedStatement statement = connection.prepareStatement(sql)) {
+            bind(statement, parameters);
+            try (ResultSet rows = statement.executeQuery()) {
+                List<T> result = new ArrayList<>();
+                while (rows.next()) {
+                    result.add(mapper.map(rows));
+                }
+                return result;
+            }
+        }
+    }
+
+    /** The one long value of a query such as {@code SELECT COUNT(*) ...}. */
+    long queryLong(String sql, Object... parameters) throws SQLException {
+        return query(sql, rows -> rows.getLong(1), parameters).get(0);
+    }
+
+    /** Reads one row of a result set. */
+    @FunctionalInterface
+    interface RowMapper<T> {
+        T map(ResultSet row) throws SQLException;
+    }
+
+    /** Takes every connection of the pool once, so that racing threads never wait for a new one. */
+    private void warmUp() throws SQLException {
+        List<Connection> held = new ArrayList<>();
+        try {
+            for (int i = 0; i < poolSize; i++) {
+                held.add(pool.getConnection());
+            }
+        } finally {
+            for (Connection connection : held) {
+                connection.close();
+            }
+        }
+    }
+
+    private static void execute(String jdbcUrl, String sql) throws SQLException {
+        try (Connection connection = DriverManager.getConnection(jdbcUrl); Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        }
+    }
+
+    private Matcher matchServerUrl() {
+        Matcher url = SERVER_URL.matcher(adminUrl);
+        if (!url.matches()) {
+            throw new IllegalArgumentException("expected jdbc:<driver>://<host:port>/<database>[?<parameters>]: " + adminUrl);
+        }
+        return url;
+    }
+
+    private static void bind(PreparedStatement statement, Object... parameters) throws SQLException {
+        for (int i = 0; i < parameters.length; i++) {
+            statement.setObject(i + 1, parameters[i]);
+        }
+    }
+
+    private static String setting(String key, String fallback) {
+        String value = System.getProperty(key);
+        if (value == null || value.isBlank()) {
+            value = System.getenv(key);
+        }
+        return value == null || value.isBlank() ? fallback : value;
+    }
+}

@@ -1,0 +1,208 @@
+package io.onlyonce.spring.autoconfigure;
+
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.onlyonce.StoreUnavailableException;
+import io.onlyonce.engine.IdempotencyConfig;
+import io.onlyonce.engine.IdempotencyEngine;
+import io.onlyonce.engine.IdempotencyListener;
+import io.onlyonce.memory.InMemoryIdempotencyStore;
+import io.onlyonce.memory.InMemoryTokenStore;
+import io.onlyonce.memory.InMemoryWindowStore;
+import io.onlyonce.spring.metrics.MicrometerOutcomeRecorder;
+import io.onlyonce.spring.metrics.OnlyOnceStatistics;
+import io.onlyonce.spring.metrics.OutcomeRecorder;
+import io.onlyonce.spring.resilience.CircuitBreakerIdempotencyStore;
+import io.onlyonce.spring.resilience.CircuitBreakerTokenStore;
+import io.onlyonce.spring.resilience.CircuitBreakerWindowStore;
+import io.onlyonce.store.IdempotencyStore;
+import io.onlyonce.token.TokenConfig;
+import io.onlyonce.token.TokenService;
+import io.onlyonce.token.TokenStore;
+import io.onlyonce.window.WindowStore;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+
+/**
+ * The engine, the stores (memory by default; Redis and JDBC in their own configurations), the
+ * circuit breakers and the token service. Every bean backs off when the application defines its
+ * own. Web parts are in {@link OnlyOnceWebConfiguration}. When the chosen store cannot be built
+ * (for example {@code onlyonce.store=redis} without Lettuce), start-up fails with a message that
+ * says what is missing, rather than falling back to a store of this instance only.
+ */
+@AutoConfiguration(afterName = {
+    "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+    "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+    "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"
+})
+@EnableConfigurationProperties(OnlyOnceProperties.class)
+@Import({OnlyOnceRedisConfiguration.class, OnlyOnceJdbcConfiguration.class, OnlyOnceWebConfiguration.class})
+public class OnlyOnceAutoConfiguration {
+
+    private static final Logger log = LoggerFactory.getLogger(OnlyOnceAutoConfiguration.class);
+
+    /** Names of the circuit breakers, one per store. */
+    public static final String IDEMPOTENCY_BREAKER = "onlyonce-idempotency";
+    public static final String TOKEN_BREAKER = "onlyonce-token";
+    public static final String WINDOW_BREAKER = "onlyonce-window";
+
+    /** The in-memory stores: the default, for one instance. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnProperty(name = "onlyonce.store", havingValue = "memory", matchIfMissing = true)
+    static class MemoryStores {
+
+        @Bean
+        @ConditionalOnMissingBean
+        IdempotencyStore onlyOnceIdempotencyStore(OnlyOnceProperties properties, ObjectProvider<Clock> clock) {
+            return new InMemoryIdempotencyStore(clock(clock), properties.memory().maximumSize());
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        TokenStore onlyOnceTokenStore(OnlyOnceProperties properties, ObjectProvider<Clock> clock) {
+            return new InMemoryTokenStore(clock(clock), properties.memory().maximumSize());
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        WindowStore onlyOnceWindowStore(OnlyOnceProperties properties, ObjectProvider<Clock> clock) {
+            return new InMemoryWindowStore(clock(clock), properties.memory().maximumSize());
+        }
+    }
+
+    static Clock clock(ObjectProvider<Clock> clock) {
+        return clock.getIfAvailable(Clock::systemUTC);
+    }
+
+    /** The store bean of {@code type}, or a start-up failure that says why the configured store is missing. */
+    static <T> T requireStore(ObjectProvider<T> provider, Class<T> type, OnlyOnceProperties properties) {
+        T store = provider.getIfAvailable();
+        if (store != null) {
+            return store;
+        }
+        String hint = switch (properties.store()) {
+            case REDIS -> "it needs io.onlyonce:onlyonce-redis and Spring Data Redis with Lettuce "
+                    + "(spring-boot-starter-data-redis) on the classpath, and a LettuceConnectionFactory bean";
+            case JDBC -> "it needs io.onlyonce:onlyonce-jdbc on the classpath and a single DataSource bean";
+            case MEMORY -> "declare a bean of that type";
+        };
+        throw new IllegalStateException("No OnlyOnce " + type.getSimpleName() + " for onlyonce.store="
+                + properties.store().name().toLowerCase(java.util.Locale.ROOT) + ": " + hint
+                + ", or declare your own " + type.getSimpleName() + " bean.");
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    CircuitBreakerRegistry onlyOnceCircuitBreakerRegistry(OnlyOnceProperties properties) {
+        OnlyOnceProperties.CircuitBreaker settings = properties.circuitBreaker();
+        CircuitBreakerConfig config = CircuitBreakerConfig.custom()
+                .failureRateThreshold(settings.failureRateThreshold())
+                .minimumNumberOfCalls(settings.minimumNumberOfCalls())
+                .slidingWindowSize(settings.slidingWindowSize())
+                .waitDurationInOpenState(settings.waitDurationInOpenState())
+                .recordExceptions(StoreUnavailableException.class)
+                .build();
+        return CircuitBreakerRegistry.of(config);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    OnlyOnceStatistics onlyOnceStatistics(ObjectProvider<MicrometerOutcomeRecorder> micrometer) {
+        List<OutcomeRecorder> delegates = new ArrayList<>(micrometer.orderedStream().toList());
+        return new OnlyOnceStatistics(delegates);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    IdempotencyEngine onlyOnceEngine(ObjectProvider<IdempotencyStore> stores, OnlyOnceProperties properties,
+            CircuitBreakerRegistry breakers, ObjectProvider<Clock> clock, ObjectProvider<IdempotencyListener> listeners) {
+        IdempotencyStore store = requireStore(stores, IdempotencyStore.class, properties);
+        IdempotencyStore guarded = properties.circuitBreaker().enabled()
+                ? new CircuitBreakerIdempotencyStore(store, breakers.circuitBreaker(IDEMPOTENCY_BREAKER))
+                : store;
+        return IdempotencyEngine.builder(guarded)
+                .clock(clock(clock))
+                .listener(listener(listeners.orderedStream().toList()))
+                .build();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    IdempotencyConfig onlyOnceDefaultConfig(OnlyOnceProperties properties) {
+        OnlyOnceProperties.Key key = properties.key();
+        return IdempotencyConfig.custom()
+                .retention(key.retention())
+                .lease(key.lease())
+                .storeFailurePolicy(key.storeFailurePolicy())
+                .unavailableRetryAfter(key.unavailableRetryAfter())
+                .build();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    TokenService onlyOnceTokenService(ObjectProvider<TokenStore> stores, OnlyOnceProperties properties,
+            CircuitBreakerRegistry breakers, ObjectProvider<Clock> clock) {
+        TokenStore store = requireStore(stores, TokenStore.class, properties);
+        List<byte[]> secrets = new ArrayList<>();
+        for (String secret : properties.token().secrets()) {
+            secrets.add(secret.getBytes(StandardCharsets.UTF_8));
+        }
+        if (secrets.isEmpty()) {
+            byte[] random = new byte[32];
+            new SecureRandom().nextBytes(random);
+            secrets.add(random);
+            log.warn("onlyonce.token.secrets is not set: tokens are signed with a random secret of this instance only");
+        }
+        TokenStore guarded = properties.circuitBreaker().enabled()
+                ? new CircuitBreakerTokenStore(store, breakers.circuitBreaker(TOKEN_BREAKER))
+                : store;
+        return new TokenService(guarded, new TokenConfig(properties.token().ttl(), secrets), clock(clock));
+    }
+
+    /** Every listener bean (Micrometer's and the application's), as one. */
+    static IdempotencyListener listener(List<IdempotencyListener> listeners) {
+        if (listeners.isEmpty()) {
+            return IdempotencyListener.NONE;
+        }
+        if (listeners.size() == 1) {
+            return listeners.get(0);
+        }
+        List<IdempotencyListener> all = List.copyOf(listeners);
+        return new IdempotencyListener() {
+            @Override
+            public void onOutcome(io.onlyonce.IdempotencyKey key, io.onlyonce.engine.Outcome outcome) {
+                all.forEach(l -> l.onOutcome(key, outcome));
+            }
+
+            @Override
+            public void onStoreCall(String operation, java.time.Duration elapsed) {
+                all.forEach(l -> l.onStoreCall(operation, elapsed));
+            }
+
+            @Override
+            public void onStoreError(String operation, StoreUnavailableException error) {
+                all.forEach(l -> l.onStoreError(operation, error));
+            }
+        };
+    }
+
+    /** The window store behind the de-dup filter, guarded by its circuit breaker. */
+    static WindowStore guardedWindows(WindowStore store, OnlyOnceProperties properties, CircuitBreakerRegistry breakers) {
+        return properties.circuitBreaker().enabled()
+                ? new CircuitBreakerWindowStore(store, breakers.circuitBreaker(WINDOW_BREAKER))
+                : store;
+    }
+}

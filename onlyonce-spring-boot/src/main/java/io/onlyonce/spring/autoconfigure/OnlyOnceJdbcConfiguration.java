@@ -1,0 +1,67 @@
+package io.onlyonce.spring.autoconfigure;
+
+import io.onlyonce.jdbc.JdbcDialect;
+import io.onlyonce.jdbc.JdbcIdempotencyStore;
+import io.onlyonce.jdbc.JdbcSchema;
+import io.onlyonce.jdbc.JdbcStoreConfig;
+import io.onlyonce.jdbc.JdbcTokenStore;
+import io.onlyonce.jdbc.JdbcWindowStore;
+import io.onlyonce.store.IdempotencyStore;
+import io.onlyonce.token.TokenStore;
+import io.onlyonce.window.WindowStore;
+import javax.sql.DataSource;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * {@code onlyonce.store=jdbc}: the stores on the application's {@code DataSource}, with the schema
+ * created on request ({@code onlyonce.jdbc.initialize-schema}) or by the application's Flyway
+ * migrations (copy {@code db/onlyonce/<database>/V1__onlyonce_schema.sql}).
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnClass(JdbcIdempotencyStore.class)
+@ConditionalOnProperty(name = "onlyonce.store", havingValue = "jdbc")
+@ConditionalOnSingleCandidate(DataSource.class)
+class OnlyOnceJdbcConfiguration {
+
+    /** The detected dialect, after the schema was created when asked to. */
+    @Bean
+    @ConditionalOnMissingBean
+    JdbcDialect onlyOnceJdbcDialect(DataSource dataSource, OnlyOnceProperties properties, JdbcStoreConfig config) {
+        JdbcDialect dialect = JdbcDialect.detect(dataSource);
+        OnlyOnceProperties.SchemaInitialization mode = properties.jdbc().initializeSchema();
+        if (mode == OnlyOnceProperties.SchemaInitialization.ALWAYS
+                || (mode == OnlyOnceProperties.SchemaInitialization.EMBEDDED && dialect == JdbcDialect.H2)) {
+            JdbcSchema.apply(dataSource, dialect, config);
+        }
+        return dialect;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    JdbcStoreConfig onlyOnceJdbcStoreConfig() {
+        return JdbcStoreConfig.defaults();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    IdempotencyStore onlyOnceIdempotencyStore(DataSource dataSource, JdbcDialect dialect, JdbcStoreConfig config) {
+        return new JdbcIdempotencyStore(dataSource, dialect, config);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    TokenStore onlyOnceTokenStore(DataSource dataSource, JdbcDialect dialect, JdbcStoreConfig config) {
+        return new JdbcTokenStore(dataSource, dialect, config);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    WindowStore onlyOnceWindowStore(DataSource dataSource, JdbcDialect dialect, JdbcStoreConfig config) {
+        return new JdbcWindowStore(dataSource, dialect, config);
+    }
+}

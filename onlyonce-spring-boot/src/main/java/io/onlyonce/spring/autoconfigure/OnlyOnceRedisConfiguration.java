@@ -1,0 +1,84 @@
+package io.onlyonce.spring.autoconfigure;
+
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.onlyonce.redis.RedisIdempotencyStore;
+import io.onlyonce.redis.RedisStoreConfig;
+import io.onlyonce.redis.RedisTokenStore;
+import io.onlyonce.redis.RedisWindowStore;
+import io.onlyonce.store.IdempotencyStore;
+import io.onlyonce.token.TokenStore;
+import io.onlyonce.window.WindowStore;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * {@code onlyonce.store=redis}: the stores on the application's own Lettuce client (from
+ * {@code spring.data.redis.*}: standalone, Sentinel or Cluster), over one extra connection with a
+ * binary codec.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnClass({RedisIdempotencyStore.class, LettuceConnectionFactory.class})
+@ConditionalOnProperty(name = "onlyonce.store", havingValue = "redis")
+@ConditionalOnBean(LettuceConnectionFactory.class)
+class OnlyOnceRedisConfiguration {
+
+    /**
+     * One extra connection of the factory's own client. Not closed here: the factory shuts its
+     * client down (closing this connection) when it stops, which comes before bean destruction.
+     */
+    @Bean(destroyMethod = "")
+    @ConditionalOnMissingBean(name = "onlyOnceRedisConnection")
+    StatefulConnection<byte[], byte[]> onlyOnceRedisConnection(LettuceConnectionFactory factory) {
+        AbstractRedisClient client = factory.getRequiredNativeClient();
+        if (client instanceof RedisClusterClient cluster) {
+            return cluster.connect(ByteArrayCodec.INSTANCE);
+        }
+        return ((RedisClient) client).connect(ByteArrayCodec.INSTANCE);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    RedisStoreConfig onlyOnceRedisStoreConfig(OnlyOnceProperties properties) {
+        return new RedisStoreConfig(properties.redis().keyPrefix(), properties.redis().tokenShards());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    IdempotencyStore onlyOnceIdempotencyStore(StatefulConnection<byte[], byte[]> onlyOnceRedisConnection, RedisStoreConfig config) {
+        return onlyOnceRedisConnection instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster
+                ? RedisIdempotencyStore.cluster(cluster, config)
+                : RedisIdempotencyStore.standalone(standalone(onlyOnceRedisConnection), config);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    TokenStore onlyOnceTokenStore(StatefulConnection<byte[], byte[]> onlyOnceRedisConnection, RedisStoreConfig config) {
+        return onlyOnceRedisConnection instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster
+                ? RedisTokenStore.cluster(cluster, config)
+                : RedisTokenStore.standalone(standalone(onlyOnceRedisConnection), config);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    WindowStore onlyOnceWindowStore(StatefulConnection<byte[], byte[]> onlyOnceRedisConnection, RedisStoreConfig config) {
+        return onlyOnceRedisConnection instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster
+                ? RedisWindowStore.cluster(cluster, config)
+                : RedisWindowStore.standalone(standalone(onlyOnceRedisConnection), config);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static StatefulRedisConnection<byte[], byte[]> standalone(StatefulConnection<byte[], byte[]> connection) {
+        return (StatefulRedisConnection<byte[], byte[]>) connection;
+    }
+}

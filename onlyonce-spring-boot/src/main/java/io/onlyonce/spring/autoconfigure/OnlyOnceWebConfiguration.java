@@ -1,0 +1,172 @@
+package io.onlyonce.spring.autoconfigure;
+
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.onlyonce.engine.IdempotencyConfig;
+import io.onlyonce.engine.IdempotencyEngine;
+import io.onlyonce.spring.Idempotent;
+import io.onlyonce.spring.PrincipalResolver;
+import io.onlyonce.spring.dedup.DedupRules;
+import io.onlyonce.spring.dedup.RequestDedupFilter;
+import io.onlyonce.spring.metrics.OnlyOnceStatistics;
+import io.onlyonce.spring.web.IdempotentMethodInterceptor;
+import io.onlyonce.spring.web.IdempotentMethodValidator;
+import io.onlyonce.spring.web.MethodSettings;
+import io.onlyonce.spring.web.OnlyOnceExceptionHandler;
+import io.onlyonce.spring.web.OnlyOnceFilter;
+import io.onlyonce.spring.web.OnlyOnceProblems;
+import io.onlyonce.spring.web.ServletPrincipalResolver;
+import io.onlyonce.spring.web.TokenEndpoint;
+import io.onlyonce.spring.web.TokenHandlerInterceptor;
+import io.onlyonce.store.IdempotencyStore;
+import io.onlyonce.token.TokenService;
+import io.onlyonce.window.WindowStore;
+import java.time.Clock;
+import org.aopalliance.aop.Advice;
+import org.springframework.aop.Advisor;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import jakarta.servlet.ServletRequestListener;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.boot.web.servlet.ServletListenerRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
+import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
+
+/**
+ * The Spring MVC side: the {@code @Idempotent} advisor and its interceptors, the capturing filter,
+ * problem details, the token endpoint, the start-up check and the optional de-dup filter.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+class OnlyOnceWebConfiguration {
+
+    /** Order of the de-dup filter: just after Spring Security's chain (-100), so the principal is known. */
+    static final int DEDUP_FILTER_ORDER = -90;
+    /** Order of the capturing filter. */
+    static final int ONLYONCE_FILTER_ORDER = -80;
+
+    @Bean
+    @ConditionalOnMissingBean
+    PrincipalResolver onlyOncePrincipalResolver() {
+        return new ServletPrincipalResolver();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    OnlyOnceProblems onlyOnceProblems(OnlyOnceProperties properties) {
+        return new OnlyOnceProblems(properties.problemTypeBase());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    OnlyOnceExceptionHandler onlyOnceExceptionHandler(OnlyOnceProblems problems, OnlyOnceProperties properties) {
+        return new OnlyOnceExceptionHandler(problems, properties.key().unavailableRetryAfter());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(name = "onlyOnceFilter")
+    FilterRegistrationBean<OnlyOnceFilter> onlyOnceFilter(OnlyOnceProperties properties) {
+        int cache = (int) Math.min(Integer.MAX_VALUE, properties.key().maxBodySize().toBytes());
+        FilterRegistrationBean<OnlyOnceFilter> registration = new FilterRegistrationBean<>(new OnlyOnceFilter(cache));
+        registration.setOrder(ONLYONCE_FILTER_ORDER);
+        return registration;
+    }
+
+    /** Releases the key of a protected request that ended without a recorded answer. */
+    @Bean
+    @ConditionalOnMissingBean(name = "onlyOnceRequestListener")
+    ServletListenerRegistrationBean<ServletRequestListener> onlyOnceRequestListener() {
+        return new ServletListenerRegistrationBean<>(OnlyOnceFilter.requestListener());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    MethodSettings.Factory onlyOnceMethodSettings(IdempotencyConfig defaults, OnlyOnceProperties properties) {
+        return new MethodSettings.Factory(defaults, properties.token().ttl(), properties.key().replayHeaders(),
+                properties.key().maxBodySize().toBytes());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    IdempotentMethodInterceptor onlyOnceMethodInterceptor(IdempotencyEngine engine, ObjectProvider<IdempotencyStore> stores,
+            TokenService tokens, PrincipalResolver principals, MethodSettings.Factory settings,
+            OnlyOnceStatistics statistics, ObjectProvider<Clock> clock, OnlyOnceProperties properties) {
+        IdempotencyStore store = OnlyOnceAutoConfiguration.requireStore(stores, IdempotencyStore.class, properties);
+        return new IdempotentMethodInterceptor(engine, store, tokens, principals, settings, statistics,
+                OnlyOnceAutoConfiguration.clock(clock), properties.principalRequired(), properties.key().header());
+    }
+
+    /** Applies the interceptor to every {@link Idempotent} method, through Spring's auto-proxying. */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    @ConditionalOnMissingBean(name = IdempotentMethodValidator.ADVISOR_BEAN_NAME)
+    static Advisor onlyOnceAdvisor(ObjectProvider<IdempotentMethodInterceptor> interceptor) {
+        Advice lazy = (org.aopalliance.intercept.MethodInterceptor) invocation -> interceptor.getObject().invoke(invocation);
+        return new DefaultPointcutAdvisor(AnnotationMatchingPointcut.forMethodAnnotation(Idempotent.class), lazy);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    static IdempotentMethodValidator onlyOnceMethodValidator() {
+        return new IdempotentMethodValidator();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    TokenHandlerInterceptor onlyOnceTokenInterceptor(TokenService tokens, PrincipalResolver principals,
+            OnlyOnceStatistics statistics, OnlyOnceProperties properties) {
+        return new TokenHandlerInterceptor(tokens, principals, statistics, properties.token().header(),
+                properties.principalRequired());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(name = "onlyOnceWebMvcConfigurer")
+    WebMvcConfigurer onlyOnceWebMvcConfigurer(TokenHandlerInterceptor tokenInterceptor) {
+        return new WebMvcConfigurer() {
+            @Override
+            public void addInterceptors(InterceptorRegistry registry) {
+                registry.addInterceptor(tokenInterceptor);
+            }
+        };
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "onlyonce.token.endpoint-enabled", matchIfMissing = true)
+    TokenEndpoint onlyOnceTokenEndpoint(TokenService tokens, PrincipalResolver principals, OnlyOnceProperties properties) {
+        return new TokenEndpoint(tokens, principals, properties.principalRequired());
+    }
+
+    /** The servlet de-dup filter, when {@code onlyonce.dedup.enabled=true}. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBooleanProperty("onlyonce.dedup.enabled")
+    static class Dedup {
+
+        @Bean
+        @ConditionalOnMissingBean
+        DedupRules onlyOnceDedupRules(OnlyOnceProperties properties) {
+            return new DedupRules(properties.dedup().rules());
+        }
+
+        @Bean
+        @ConditionalOnMissingBean(name = "onlyOnceDedupFilter")
+        FilterRegistrationBean<RequestDedupFilter> onlyOnceDedupFilter(DedupRules rules, ObjectProvider<WindowStore> windowStores,
+                PrincipalResolver principals, OnlyOnceStatistics statistics, OnlyOnceProblems problems,
+                CircuitBreakerRegistry breakers, OnlyOnceProperties properties, ObjectProvider<Clock> clock) {
+            WindowStore windows = OnlyOnceAutoConfiguration.requireStore(windowStores, WindowStore.class, properties);
+            RequestDedupFilter filter = new RequestDedupFilter(rules,
+                    OnlyOnceAutoConfiguration.guardedWindows(windows, properties, breakers), principals, statistics,
+                    problems, OnlyOnceAutoConfiguration.clock(clock));
+            FilterRegistrationBean<RequestDedupFilter> registration = new FilterRegistrationBean<>(filter);
+            registration.setOrder(DEDUP_FILTER_ORDER);
+            return registration;
+        }
+    }
+}

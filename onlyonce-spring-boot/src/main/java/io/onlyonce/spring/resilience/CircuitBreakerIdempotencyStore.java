@@ -1,0 +1,45 @@
+package io.onlyonce.spring.resilience;
+
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.onlyonce.Fingerprint;
+import io.onlyonce.IdempotencyKey;
+import io.onlyonce.StoredResponse;
+import io.onlyonce.store.ClaimResult;
+import io.onlyonce.store.IdempotencyRecord;
+import io.onlyonce.store.IdempotencyStore;
+import io.onlyonce.store.OwnerToken;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+/** An {@link IdempotencyStore} whose calls go through a circuit breaker. */
+public final class CircuitBreakerIdempotencyStore implements IdempotencyStore {
+
+    private final IdempotencyStore delegate;
+    private final CircuitBreaker breaker;
+
+    public CircuitBreakerIdempotencyStore(IdempotencyStore delegate, CircuitBreaker breaker) {
+        this.delegate = delegate;
+        this.breaker = breaker;
+    }
+
+    @Override
+    public ClaimResult claim(IdempotencyKey key, Fingerprint fingerprint, Instant now, Duration lease) {
+        return CircuitBreakers.call(breaker, "claim", () -> delegate.claim(key, fingerprint, now, lease));
+    }
+
+    @Override
+    public boolean complete(IdempotencyKey key, OwnerToken owner, StoredResponse response, Instant now, Duration retention) {
+        return CircuitBreakers.call(breaker, "complete", () -> delegate.complete(key, owner, response, now, retention));
+    }
+
+    @Override
+    public boolean release(IdempotencyKey key, OwnerToken owner, Instant now) {
+        return CircuitBreakers.call(breaker, "release", () -> delegate.release(key, owner, now));
+    }
+
+    @Override
+    public Optional<IdempotencyRecord> find(IdempotencyKey key, Instant now) {
+        return CircuitBreakers.call(breaker, "find", () -> delegate.find(key, now));
+    }
+}

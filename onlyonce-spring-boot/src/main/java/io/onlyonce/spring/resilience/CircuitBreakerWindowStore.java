@@ -1,0 +1,24 @@
+package io.onlyonce.spring.resilience;
+
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.onlyonce.Fingerprint;
+import io.onlyonce.window.WindowStore;
+import java.time.Duration;
+import java.time.Instant;
+
+/** A {@link WindowStore} whose calls go through a circuit breaker. */
+public final class CircuitBreakerWindowStore implements WindowStore {
+
+    private final WindowStore delegate;
+    private final CircuitBreaker breaker;
+
+    public CircuitBreakerWindowStore(WindowStore delegate, CircuitBreaker breaker) {
+        this.delegate = delegate;
+        this.breaker = breaker;
+    }
+
+    @Override
+    public boolean firstInWindow(Fingerprint fingerprint, Duration window, Instant now) {
+        return CircuitBreakers.call(breaker, "window", () -> delegate.firstInWindow(fingerprint, window, now));
+    }
+}

@@ -1,0 +1,28 @@
+package io.onlyonce.spring.web;
+
+import io.onlyonce.StoredResponse;
+import java.nio.charset.StandardCharsets;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
+
+/** The first request's stored body as a problem member: parsed JSON when it is JSON, else text. */
+final class FirstResult {
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    private FirstResult() {
+    }
+
+    static Object body(StoredResponse response) {
+        byte[] body = response.body();
+        boolean json = response.header("Content-Type").map(t -> t.contains("json")).orElse(false);
+        if (json) {
+            try {
+                return JSON.readTree(body);
+            } catch (JacksonException e) {
+                // fall through to text
+            }
+        }
+        return new String(body, StandardCharsets.UTF_8);
+    }
+}

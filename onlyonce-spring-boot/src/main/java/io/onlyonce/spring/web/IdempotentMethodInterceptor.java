@@ -1,0 +1,257 @@
+package io.onlyonce.spring.web;
+
+import io.onlyonce.Fingerprint;
+import io.onlyonce.IdempotencyKey;
+import io.onlyonce.InvalidIdempotencyKeyException;
+import io.onlyonce.StoreUnavailableException;
+import io.onlyonce.StoredResponse;
+import io.onlyonce.engine.Admission;
+import io.onlyonce.engine.Execution;
+import io.onlyonce.engine.IdempotencyConfig;
+import io.onlyonce.engine.IdempotencyEngine;
+import io.onlyonce.engine.Outcome;
+import io.onlyonce.engine.StoreFailurePolicy;
+import io.onlyonce.spring.Idempotent;
+import io.onlyonce.spring.PrincipalResolver;
+import io.onlyonce.spring.metrics.OutcomeRecorder;
+import io.onlyonce.store.IdempotencyRecord;
+import io.onlyonce.store.IdempotencyStore;
+import io.onlyonce.store.RecordStatus;
+import io.onlyonce.token.OneTimeToken;
+import io.onlyonce.token.TokenService;
+import jakarta.servlet.http.HttpServletRequest;
+import java.time.Clock;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+import org.springframework.context.expression.MethodBasedEvaluationContext;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.web.context.request.RequestAttributes;
+import org.springframework.web.context.request.RequestContextHolder;
+import org.springframework.web.context.request.ServletRequestAttributes;
+
+/**
+ * Runs around every {@link Idempotent} handler method, after its arguments were bound and before
+ * its body runs: claims the key (KEY) or consumes the token (TOKEN), and either rejects the request
+ * (replay, 409, 422, 503...) or lets the method run with its response captured by
+ * {@link OnlyOnceFilter}. Never stores anything for a request it rejects.
+ */
+public final class IdempotentMethodInterceptor implements MethodInterceptor {
+
+    /** Prefix of the key under which a token request's result is kept, to answer its duplicates. */
+    static final String TOKEN_RESULT_PREFIX = "token:";
+
+    private final IdempotencyEngine engine;
+    private final IdempotencyStore store;
+    private final TokenService tokens;
+    private final PrincipalResolver principals;
+    private final MethodSettings.Factory settings;
+    private final OutcomeRecorder recorder;
+    private final Clock clock;
+    private final boolean principalRequired;
+    private final String keyHeader;
+    private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
+
+    public IdempotentMethodInterceptor(IdempotencyEngine engine, IdempotencyStore store, TokenService tokens,
+            PrincipalResolver principals, MethodSettings.Factory settings, OutcomeRecorder recorder, Clock clock,
+            boolean principalRequired, String keyHeader) {
+        this.engine = engine;
+        this.store = store;
+        this.tokens = tokens;
+        this.principals = principals;
+        this.settings = settings;
+        this.recorder = recorder;
+        this.clock = clock;
+        this.principalRequired = principalRequired;
+        this.keyHeader = keyHeader;
+    }
+
+    @Override
+    public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+        RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
+        if (!(attributes instanceof ServletRequestAttributes servlet)) {
+            throw new IllegalStateException("@Idempotent applies to Spring MVC handler methods only: "
+                    + invocation.getMethod());
+        }
+        HttpServletRequest request = servlet.getRequest();
+        CapturingResponse response = OnlyOnceFilter.capturingResponse(request);
+        if (response == null) {
+            throw new IllegalStateException("OnlyOnceFilter is not installed in front of " + invocation.getMethod());
+        }
+        MethodSettings method = settings.forMethod(invocation.getMethod());
+        String endpoint = RequestContext.endpoint(request);
+        String principal = principals.resolve(request);
+        if (principal == null && principalRequired) {
+            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
+            throw OnlyOnceRejection.problem(ProblemType.PRINCIPAL_REQUIRED);
+        }
+        String scope = endpoint + " " + (principal == null ? "" : principal);
+        Execution execution = method.annotation().strategy() == Idempotent.Strategy.TOKEN
+                ? admitToken(request, method, endpoint, scope)
+                : admitKey(invocation, request, method, endpoint, scope);
+        if (execution != null) {
+            response.startCapture();
+        }
+        return invocation.proceed();
+    }
+
+    private @Nullable Execution admitKey(MethodInvocation invocation, HttpServletRequest request, MethodSettings method,
+            String endpoint, String scope) {
+        String name = keyName(invocation, request, method, endpoint);
+        if (name == null) {
+            return null;
+        }
+        IdempotencyKey key;
+        try {
+            key = new IdempotencyKey(scope, name);
+        } catch (InvalidIdempotencyKeyException e) {
+            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
+            throw OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_INVALID);
+        }
+        Fingerprint fingerprint = RequestContext.fingerprint(request, method.fingerprintHeaders());
+        return admit(request, key, fingerprint, method.config(), method, endpoint, null);
+    }
+
+    private @Nullable String keyName(MethodInvocation invocation, HttpServletRequest request, MethodSettings method,
+            String endpoint) {
+        if (method.keyExpression() != null) {
+            MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(
+                    invocation.getThis(), invocation.getMethod(), invocation.getArguments(), parameterNames);
+            Object value = method.keyExpression().getValue(context);
+            if (value == null || value.toString().isBlank()) {
+                recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
+                throw OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_MISSING);
+            }
+            return validName(value.toString(), endpoint);
+        }
+        List<String> values = Collections.list(request.getHeaders(keyHeader));
+        if (values.isEmpty()) {
+            if (!method.annotation().required()) {
+                return null;
+            }
+            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
+            throw OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_MISSING);
+        }
+        String raw = values.get(0).strip();
+        if (values.size() > 1 || (!raw.startsWith("\"") && raw.contains(","))) {
+            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
+            throw OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_INVALID);
+        }
+        try {
+            return IdempotencyKey.parseHeaderValue(values.get(0));
+        } catch (InvalidIdempotencyKeyException e) {
+            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
+            throw OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_INVALID);
+        }
+    }
+
+    private String validName(String name, String endpoint) {
+        try {
+            return IdempotencyKey.parseHeaderValue(name);
+        } catch (InvalidIdempotencyKeyException e) {
+            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
+            throw OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_INVALID);
+        }
+    }
+
+    private Execution admitToken(HttpServletRequest request, MethodSettings method, String endpoint, String scope) {
+        OneTimeToken token = (OneTimeToken) request.getAttribute(TokenHandlerInterceptor.VERIFIED_TOKEN);
+        if (token == null) {
+            throw new IllegalStateException("TokenHandlerInterceptor did not verify the token of " + endpoint);
+        }
+        IdempotencyKey resultKey = new IdempotencyKey(scope, TOKEN_RESULT_PREFIX + token.id());
+        boolean consumed;
+        try {
+            consumed = tokens.consume(token);
+        } catch (StoreUnavailableException e) {
+            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "store_error", endpoint);
+            if (method.config().storeFailurePolicy() == StoreFailurePolicy.STRICT) {
+                throw OnlyOnceRejection.problem(ProblemType.STORE_UNAVAILABLE, method.config().unavailableRetryAfter());
+            }
+            consumed = true;
+        }
+        if (!consumed) {
+            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "duplicate_token", endpoint);
+            throw OnlyOnceRejection.problem(ProblemType.DUPLICATE_SUBMISSION, firstResult(resultKey));
+        }
+        Runnable restore = method.annotation().onFailure() == Idempotent.FailureMode.RETRYABLE
+                ? () -> restoreQuietly(token)
+                : null;
+        Fingerprint fingerprint = Fingerprint.of(request.getMethod(), request.getRequestURI());
+        try {
+            return admit(request, resultKey, fingerprint, method.config(), method, endpoint, restore);
+        } catch (OnlyOnceRejection rejected) {
+            // the token was consumed but the method will not run (the result store refused, 503):
+            // give it back whatever the failure mode, so the retry the 503 asks for is not told
+            // "duplicate submission" for a request that never ran
+            restoreQuietly(token);
+            throw rejected;
+        }
+    }
+
+    private Execution admit(HttpServletRequest request, IdempotencyKey key, Fingerprint fingerprint, IdempotencyConfig config,
+            MethodSettings method, String endpoint, @Nullable Runnable onFailure) {
+        Admission admission = engine.admit(key, fingerprint, config);
+        if (admission instanceof Admission.Decided decided) {
+            throw reject(decided.outcome(), endpoint);
+        }
+        Execution execution = ((Admission.Admitted) admission).execution();
+        if (!execution.isProtected()) {
+            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "store_error", endpoint);
+        }
+        recorder.record(OutcomeRecorder.LAYER_BUSINESS, "executed", endpoint);
+        request.setAttribute(PendingExecution.ATTRIBUTE,
+                new PendingExecution(execution, method.replayHeaders(), method.maxBodySize(), onFailure));
+        return execution;
+    }
+
+    private OnlyOnceRejection reject(Outcome outcome, String endpoint) {
+        if (outcome instanceof Outcome.Replayed replayed) {
+            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "replayed", endpoint);
+            return OnlyOnceRejection.replay(replayed.response());
+        }
+        if (outcome instanceof Outcome.InProgress inProgress) {
+            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "in_progress", endpoint);
+            return OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_REQUEST_IN_PROGRESS, inProgress.retryAfter());
+        }
+        if (outcome instanceof Outcome.FingerprintMismatch) {
+            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "mismatch", endpoint);
+            return OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_REUSED);
+        }
+        Outcome.StoreUnavailable unavailable = (Outcome.StoreUnavailable) outcome;
+        recorder.record(OutcomeRecorder.LAYER_BUSINESS, "store_error", endpoint);
+        return OnlyOnceRejection.problem(ProblemType.STORE_UNAVAILABLE, unavailable.retryAfter());
+    }
+
+    /** The first request's answer, when it completed and is still kept. */
+    private Map<String, Object> firstResult(IdempotencyKey resultKey) {
+        Optional<IdempotencyRecord> record;
+        try {
+            record = store.find(resultKey, clock.instant());
+        } catch (StoreUnavailableException e) {
+            return Map.of();
+        }
+        if (record.isEmpty() || record.get().status() != RecordStatus.COMPLETED || record.get().response() == null) {
+            return Map.of();
+        }
+        StoredResponse first = record.get().response();
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("firstStatus", first.status());
+        result.put("firstResult", FirstResult.body(first));
+        return result;
+    }
+
+    private void restoreQuietly(OneTimeToken token) {
+        try {
+            tokens.restore(token);
+        } catch (StoreUnavailableException e) {
+            // the token stays consumed: the client fetches a new one
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package io.onlyonce.spring.web;
+
+import io.onlyonce.engine.IdempotencyConfig;
+import io.onlyonce.engine.ResponsePolicy;
+import io.onlyonce.spring.Idempotent;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.expression.Expression;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+
+/**
+ * What one {@link Idempotent} method needs at run time, resolved once from the annotation and the
+ * defaults: engine configuration, parsed key expression, header lists.
+ *
+ * @param annotation the annotation
+ * @param config the engine configuration
+ * @param keyExpression the parsed {@link Idempotent#key()}, or null to read the header
+ * @param replayHeaders lower-case names of the response headers stored for replay
+ * @param fingerprintHeaders request headers that are part of the fingerprint
+ * @param maxBodySize largest response body stored
+ */
+public record MethodSettings(
+        Idempotent annotation,
+        IdempotencyConfig config,
+        @Nullable Expression keyExpression,
+        Set<String> replayHeaders,
+        List<String> fingerprintHeaders,
+        long maxBodySize) {
+
+    /** Stores every answer except the "try again" statuses 408, 409, 425 and 429. */
+    private static final ResponsePolicy STORE_FAILURES_TOO =
+            response -> !Set.of(408, 409, 425, 429).contains(response.status());
+
+    /** Resolves and caches the settings of each method. Thread-safe. */
+    public static final class Factory {
+
+        private final IdempotencyConfig defaults;
+        private final Duration tokenResultRetention;
+        private final List<String> defaultReplayHeaders;
+        private final long maxBodySize;
+        private final SpelExpressionParser parser = new SpelExpressionParser();
+        private final ConcurrentMap<Method, MethodSettings> cache = new ConcurrentHashMap<>();
+
+        /**
+         * @param defaults configuration of methods that override nothing
+         * @param tokenResultRetention how long a token request's answer is kept to answer duplicates
+         * @param defaultReplayHeaders headers replayed besides Content-Type and Location
+         * @param maxBodySize largest response body stored
+         */
+        public Factory(IdempotencyConfig defaults, Duration tokenResultRetention, List<String> defaultReplayHeaders,
+                long maxBodySize) {
+            this.defaults = defaults;
+            this.tokenResultRetention = tokenResultRetention;
+            this.defaultReplayHeaders = List.copyOf(defaultReplayHeaders);
+            this.maxBodySize = maxBodySize;
+        }
+
+        /** The settings of {@code method}, which must carry {@link Idempotent}. */
+        public MethodSettings forMethod(Method method) {
+            return cache.computeIfAbsent(method, this::resolve);
+        }
+
+        private MethodSettings resolve(Method method) {
+            Idempotent annotation = AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
+            if (annotation == null) {
+                throw new IllegalStateException("not an @Idempotent method: " + method);
+            }
+            IdempotencyConfig.Builder config = defaults.toBuilder();
+            if (!annotation.retention().isBlank()) {
+                config.retention(DurationStyle.detectAndParse(annotation.retention()));
+            }
+            if (!annotation.lease().isBlank()) {
+                config.lease(DurationStyle.detectAndParse(annotation.lease()));
+            }
+            if (annotation.strategy() == Idempotent.Strategy.TOKEN) {
+                config.retention(tokenResultRetention);
+            }
+            if (annotation.onFailure() == Idempotent.FailureMode.KEEP) {
+                config.releaseOnException(false).responsePolicy(STORE_FAILURES_TOO);
+            }
+            Set<String> replay = new LinkedHashSet<>(List.of("content-type", "location"));
+            defaultReplayHeaders.forEach(h -> replay.add(h.toLowerCase(Locale.ROOT)));
+            for (String header : annotation.replayHeaders()) {
+                replay.add(header.toLowerCase(Locale.ROOT));
+            }
+            Expression key = annotation.key().isBlank() ? null : parser.parseExpression(annotation.key());
+            return new MethodSettings(annotation, config.build(), key, Set.copyOf(replay),
+                    List.of(annotation.fingerprintHeaders()), maxBodySize);
+        }
+    }
+}

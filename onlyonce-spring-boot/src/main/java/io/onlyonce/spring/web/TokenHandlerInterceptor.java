@@ -1,0 +1,78 @@
+package io.onlyonce.spring.web;
+
+import io.onlyonce.spring.Idempotent;
+import io.onlyonce.spring.PrincipalResolver;
+import io.onlyonce.spring.metrics.OutcomeRecorder;
+import io.onlyonce.token.TokenService;
+import io.onlyonce.token.TokenVerification;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.util.Collections;
+import java.util.List;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.servlet.HandlerInterceptor;
+
+/**
+ * Checks the one-time token of a {@code @Idempotent(strategy = TOKEN)} handler before its
+ * arguments are even read: present (else 400), signed by us (else 400), issued to this principal
+ * for this scope (else 403), not expired (else 409). No store call: consuming is the method
+ * interceptor's job, after which the method runs.
+ */
+public final class TokenHandlerInterceptor implements HandlerInterceptor {
+
+    /** Request attribute holding the verified {@link io.onlyonce.token.OneTimeToken}. */
+    static final String VERIFIED_TOKEN = TokenHandlerInterceptor.class.getName() + ".token";
+
+    private final TokenService tokens;
+    private final PrincipalResolver principals;
+    private final OutcomeRecorder recorder;
+    private final String header;
+    private final boolean principalRequired;
+
+    public TokenHandlerInterceptor(TokenService tokens, PrincipalResolver principals, OutcomeRecorder recorder,
+            String header, boolean principalRequired) {
+        this.tokens = tokens;
+        this.principals = principals;
+        this.recorder = recorder;
+        this.header = header;
+        this.principalRequired = principalRequired;
+    }
+
+    @Override
+    public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler) {
+        if (!(handler instanceof HandlerMethod method)) {
+            return true;
+        }
+        Idempotent idempotent = AnnotatedElementUtils.findMergedAnnotation(method.getMethod(), Idempotent.class);
+        if (idempotent == null || idempotent.strategy() != Idempotent.Strategy.TOKEN) {
+            return true;
+        }
+        String endpoint = RequestContext.endpoint(request);
+        String principal = principals.resolve(request);
+        if (principal == null && principalRequired) {
+            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
+            throw OnlyOnceRejection.problem(ProblemType.PRINCIPAL_REQUIRED);
+        }
+        List<String> values = Collections.list(request.getHeaders(header));
+        if (values.isEmpty()) {
+            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
+            throw OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_TOKEN_MISSING);
+        }
+        TokenVerification verification = values.size() > 1
+                ? new TokenVerification.Malformed()
+                : tokens.verify(values.get(0).strip(), principal == null ? "" : principal, idempotent.scope());
+        if (verification instanceof TokenVerification.Valid valid) {
+            request.setAttribute(VERIFIED_TOKEN, valid.token());
+            return true;
+        }
+        if (verification instanceof TokenVerification.Expired) {
+            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "duplicate_token", endpoint);
+            throw OnlyOnceRejection.problem(ProblemType.DUPLICATE_SUBMISSION);
+        }
+        recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
+        throw OnlyOnceRejection.problem(verification instanceof TokenVerification.WrongBinding
+                ? ProblemType.IDEMPOTENCY_TOKEN_MISMATCH
+                : ProblemType.IDEMPOTENCY_TOKEN_INVALID);
+    }
+}

@@ -1,0 +1,521 @@
+package io.onlyonce.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.onlyonce.IdempotencyKey;
+import io.onlyonce.store.IdempotencyRecord;
+import io.onlyonce.store.IdempotencyStore;
+import io.onlyonce.store.RecordStatus;
+import io.onlyonce.spring.testapp.OrderController;
+import io.onlyonce.spring.testapp.TestApplication;
+import io.onlyonce.testing.MutableClock;
+import io.onlyonce.testing.Race;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Every row of the Idempotency-Key and token tables (SPEC 3.1 and 3.2) over real HTTP, for one
+ * store. Subclasses choose the store with properties. The application's clock stands still until a
+ * test moves it forward; it never moves back, so tests of one class cannot disturb each other.
+ */
+@SpringBootTest(classes = TestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+public abstract class AbstractIdempotentHttpTest {
+
+    protected static final String ORDER = "{\"item\":\"phone\",\"quantity\":1,\"businessId\":\"b-1\"}";
+    protected static final String PROBLEM = "urn:onlyonce:problem:";
+    protected static final JsonMapper JSON = JsonMapper.builder().build();
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    protected OrderController orders;
+
+    @Autowired
+    protected MutableClock clock;
+
+    @Autowired
+    protected MeterRegistry meters;
+
+    @Autowired
+    protected IdempotencyStore store;
+
+    protected Http http;
+
+    @BeforeEach
+    void setUpHttp() {
+        http = new Http(port);
+        orders.reset();
+    }
+
+    protected static String newKey() {
+        return UUID.randomUUID().toString();
+    }
+
+    protected static JsonNode json(HttpResponse<String> response) {
+        return JSON.readTree(response.body());
+    }
+
+    protected HttpResponse<String> order(String user, String key, String body) {
+        return http.send(http.post("/orders", user, body).header("Idempotency-Key", key));
+    }
+
+    protected HttpResponse<String> send(String path, String user, String key, String body) {
+        return http.send(http.post(path, user, body).header("Idempotency-Key", key));
+    }
+
+    /** {@code onlyonce.requests} for one layer, outcome and endpoint; 0 before the first count. */
+    protected double counted(String layer, String outcome, String endpoint) {
+        Counter counter = meters.find("onlyonce.requests")
+                .tags("layer", layer, "outcome", outcome, "endpoint", endpoint).counter();
+        return counter == null ? 0 : counter.count();
+    }
+
+    protected Optional<IdempotencyRecord> record(String endpoint, String user, String key) {
+        return store.find(new IdempotencyKey(endpoint + " " + user, key), clock.instant());
+    }
+
+    protected static void assertProblem(HttpResponse<String> response, int status, String slug) {
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
+        assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
+                type -> assertThat(type).startsWith("application/problem+json"));
+        JsonNode problem = JSON.readTree(response.body());
+        assertThat(problem.get("type").asString()).isEqualTo(PROBLEM + slug);
+        assertThat(problem.get("status").asInt()).isEqualTo(status);
+        assertThat(problem.get("title").asString()).isNotBlank();
+        assertThat(problem.get("detail").asString()).isNotBlank();
+    }
+
+    // ---------------------------------------------------------------- Idempotency-Key (SPEC 3.1)
+
+    @Test
+    void firstRequestExecutesAndTheRetryIsReplayedByteForByte() {
+        double executed = counted("business", "executed", "POST /orders");
+        double replayed = counted("business", "replayed", "POST /orders");
+        String key = newKey();
+        HttpResponse<String> first = order("alice", key, ORDER);
+        assertThat(record("POST /orders", "alice", key)).hasValueSatisfying(r -> {
+            assertThat(r.status()).isEqualTo(RecordStatus.COMPLETED);
+            assertThat(r.response().status()).isEqualTo(201);
+            assertThat(new String(r.response().body(), StandardCharsets.UTF_8)).isEqualTo(first.body());
+        });
+        HttpResponse<String> retry = order("alice", key, ORDER);
+
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertThat(first.headers().firstValue("Location")).isPresent();
+        assertThat(first.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(retry.statusCode()).isEqualTo(201);
+        assertThat(retry.body()).isEqualTo(first.body());
+        assertThat(retry.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
+        assertThat(retry.headers().firstValue("Content-Type")).isEqualTo(first.headers().firstValue("Content-Type"));
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
+        assertThat(orders.executions("orders")).isEqualTo(1);
+        assertThat(counted("business", "executed", "POST /orders")).isEqualTo(executed + 1);
+        assertThat(counted("business", "replayed", "POST /orders")).isEqualTo(replayed + 1);
+    }
+
+    @Test
+    void concurrentIdenticalPostsExecuteOnce() throws Exception {
+        String key = newKey();
+        List<HttpResponse<String>> responses = Race.run(200, () -> order("alice", key, ORDER));
+        assertThat(orders.executions("orders")).isEqualTo(1);
+        assertThat(responses).allSatisfy(r -> assertThat(r.statusCode()).isIn(201, 409));
+        String body = responses.stream().filter(r -> r.statusCode() == 201).findFirst().orElseThrow().body();
+        assertThat(responses).filteredOn(r -> r.statusCode() == 201).allSatisfy(r -> assertThat(r.body()).isEqualTo(body));
+        assertThat(responses).filteredOn(r -> r.statusCode() == 201).filteredOn(
+                r -> r.headers().firstValue("Idempotent-Replayed").isEmpty()).hasSize(1);
+        assertThat(responses).filteredOn(r -> r.statusCode() == 409).allSatisfy(r -> {
+            assertThat(r.headers().firstValue("Retry-After")).isPresent();
+            assertProblem(r, 409, "idempotency-request-in-progress");
+        });
+    }
+
+    @Test
+    void anotherUserWithTheSameKeyNeverSeesTheFirstUsersResponse() {
+        String key = newKey();
+        HttpResponse<String> alice = order("alice", key, "{\"item\":\"alice-secret\",\"quantity\":1,\"businessId\":\"a\"}");
+        HttpResponse<String> bob = order("bob", key, "{\"item\":\"alice-secret\",\"quantity\":1,\"businessId\":\"a\"}");
+        assertThat(alice.statusCode()).isEqualTo(201);
+        assertThat(bob.statusCode()).isEqualTo(201);
+        assertThat(bob.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(bob.body()).isNotEqualTo(alice.body());
+        assertThat(orders.executions("orders")).isEqualTo(2);
+    }
+
+    @Test
+    void differentPayloadWithTheSameKeyIs422AndDoesNotRun() {
+        double mismatches = counted("business", "mismatch", "POST /orders");
+        String key = newKey();
+        order("alice", key, ORDER);
+        HttpResponse<String> other = order("alice", key, "{\"item\":\"laptop\",\"quantity\":1,\"businessId\":\"b-1\"}");
+        assertProblem(other, 422, "idempotency-key-reused");
+        assertThat(other.body()).contains("\"type\":\"urn:onlyonce:problem:idempotency-key-reused\"");
+        assertThat(orders.executions("orders")).isEqualTo(1);
+        assertThat(counted("business", "mismatch", "POST /orders")).isEqualTo(mismatches + 1);
+    }
+
+    @Test
+    void fieldOrderAndWhitespaceDoNotMakeADifferentRequest() {
+        String key = newKey();
+        order("alice", key, ORDER);
+        HttpResponse<String> reordered = order("alice", key, "{ \"businessId\": \"b-1\", \"quantity\": 1, \"item\": \"phone\" }");
+        assertThat(reordered.statusCode()).isEqualTo(201);
+        assertThat(reordered.headers().firstValue("Idempotent-Replayed")).contains("true");
+    }
+
+    @Test
+    void missingKeyIs400AndNothingRuns() {
+        double missing = counted("business", "missing_key", "POST /orders");
+        HttpResponse<String> response = http.send(http.post("/orders", "alice", ORDER));
+        assertProblem(response, 400, "idempotency-key-missing");
+        assertThat(orders.executions("orders")).isZero();
+        assertThat(counted("business", "missing_key", "POST /orders")).isEqualTo(missing + 1);
+    }
+
+    @Test
+    void malformedOrDuplicatedKeysAre400() {
+        assertProblem(order("alice", "has space", ORDER), 400, "idempotency-key-invalid");
+        assertProblem(order("alice", "k".repeat(256), ORDER), 400, "idempotency-key-invalid");
+        assertProblem(order("alice", "\"unterminated", ORDER), 400, "idempotency-key-invalid");
+        assertProblem(order("alice", "a,b", ORDER), 400, "idempotency-key-invalid");
+        HttpResponse<String> twice = http.send(http.post("/orders", "alice", ORDER)
+                .header("Idempotency-Key", "a").header("Idempotency-Key", "b"));
+        assertProblem(twice, 400, "idempotency-key-invalid");
+        assertThat(orders.executions("orders")).isZero();
+        assertThat(order("alice", "k".repeat(255), ORDER).statusCode()).as("255 characters are fine").isEqualTo(201);
+    }
+
+    @Test
+    void sfStringAndBareFormsAreTheSameKey() {
+        String key = newKey();
+        order("alice", key, ORDER);
+        HttpResponse<String> quoted = order("alice", "\"" + key + "\"", ORDER);
+        assertThat(quoted.headers().firstValue("Idempotent-Replayed")).contains("true");
+        assertThat(orders.executions("orders")).isEqualTo(1);
+    }
+
+    @Test
+    void problemsSpeakChineseWhenAskedTo() {
+        HttpResponse<String> response = http.send(http.post("/orders", "alice", ORDER).header("Accept-Language", "zh-CN"));
+        assertThat(response.statusCode()).isEqualTo(400);
+        assertThat(response.body()).contains("缺少幂等键");
+    }
+
+    @Test
+    void anonymousRequestNeverReachesTheMethod() {
+        HttpResponse<String> response = order(null, newKey(), ORDER);
+        assertThat(response.statusCode()).isEqualTo(401);
+        assertThat(orders.executions("orders")).isZero();
+    }
+
+    @Test
+    void exceptionReleasesTheKeySoTheRetryExecutesAndTheErrorLeaksNothing() {
+        String key = newKey();
+        HttpResponse<String> first = http.send(http.post("/orders/7/fail", "alice", "").header("Idempotency-Key", key));
+        assertThat(record("POST /orders/{id}/fail", "alice", key)).as("released").isEmpty();
+        HttpResponse<String> retry = http.send(http.post("/orders/7/fail", "alice", "").header("Idempotency-Key", key));
+        assertThat(first.statusCode()).isEqualTo(500);
+        assertThat(first.body()).doesNotContain("10.0.0.7").doesNotContain("database");
+        assertThat(retry.statusCode()).isEqualTo(200);
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(orders.executions("fail")).isEqualTo(2);
+    }
+
+    @Test
+    void fiveHundredAnswerReleasesTheKeySoTheRetryExecutes() {
+        String key = newKey();
+        HttpResponse<String> first = send("/orders/3/unavailable", "alice", key, "");
+        HttpResponse<String> retry = send("/orders/3/unavailable", "alice", key, "");
+        HttpResponse<String> again = send("/orders/3/unavailable", "alice", key, "");
+        assertThat(first.statusCode()).isEqualTo(503);
+        assertThat(retry.statusCode()).isEqualTo(201);
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(again.statusCode()).isEqualTo(201);
+        assertThat(again.body()).isEqualTo(retry.body());
+        assertThat(again.headers().firstValue("Idempotent-Replayed")).contains("true");
+        assertThat(orders.executions("unavailable")).isEqualTo(2);
+    }
+
+    @Test
+    void businessFourHundredIsStoredAndReplayed() {
+        String key = newKey();
+        HttpResponse<String> first = http.send(http.post("/orders/9/reject", "alice", "").header("Idempotency-Key", key));
+        HttpResponse<String> retry = http.send(http.post("/orders/9/reject", "alice", "").header("Idempotency-Key", key));
+        assertThat(first.statusCode()).isEqualTo(404);
+        assertThat(retry.statusCode()).isEqualTo(404);
+        assertThat(retry.body()).isEqualTo(first.body());
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
+        assertThat(orders.executions("reject")).isEqualTo(1);
+    }
+
+    @Test
+    void aBusinessErrorRaisedAsResponseStatusExceptionIsStoredAndReplayed() {
+        String key = newKey();
+        String invalid = "{\"item\":\"phone\",\"quantity\":0,\"businessId\":\"b-1\"}";
+        HttpResponse<String> first = order("alice", key, invalid);
+        HttpResponse<String> retry = order("alice", key, invalid);
+        assertThat(first.statusCode()).isEqualTo(422);
+        assertThat(first.body()).as("the error page's body").contains("\"status\":422");
+        assertThat(retry.statusCode()).isEqualTo(422);
+        assertThat(retry.body()).isEqualTo(first.body());
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
+        assertThat(orders.executions("orders")).isEqualTo(1);
+    }
+
+    @Test
+    void tryAgainStatusesFromTheBusinessAreNotStored() {
+        String key = newKey();
+        HttpResponse<String> first = send("/orders/4/busy", "alice", key, "");
+        HttpResponse<String> retry = send("/orders/4/busy", "alice", key, "");
+        assertThat(first.statusCode()).isEqualTo(409);
+        assertThat(retry.statusCode()).isEqualTo(200);
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(orders.executions("busy")).isEqualTo(2);
+    }
+
+    @Test
+    void requestRejectedBeforeTheMethodRanStoresNothing() {
+        String key = newKey();
+        HttpResponse<String> malformed = order("alice", key, "{\"item\": ");
+        assertThat(malformed.statusCode()).isEqualTo(400);
+        assertThat(record("POST /orders", "alice", key)).isEmpty();
+        HttpResponse<String> corrected = order("alice", key, ORDER);
+        assertThat(corrected.statusCode()).isEqualTo(201);
+        assertThat(corrected.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(orders.executions("orders")).isEqualTo(1);
+    }
+
+    @Test
+    void keyFromTheArgumentsBySpel() {
+        String body = "{\"item\":\"phone\",\"quantity\":1,\"businessId\":\"u42_1732950000000_" + newKey().substring(0, 6) + "\"}";
+        HttpResponse<String> first = http.send(http.post("/orders/by-business-id", "alice", body));
+        HttpResponse<String> again = http.send(http.post("/orders/by-business-id", "alice", body));
+        HttpResponse<String> blank = http.send(http.post("/orders/by-business-id", "alice",
+                "{\"item\":\"phone\",\"quantity\":1,\"businessId\":\" \"}"));
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertThat(again.headers().firstValue("Idempotent-Replayed")).contains("true");
+        assertProblem(blank, 400, "idempotency-key-missing");
+        assertThat(orders.executions("by-business-id")).isEqualTo(1);
+    }
+
+    @Test
+    void sameKeyWhileTheFirstIsRunningIs409WithRetryAfter() throws Exception {
+        double inProgress = counted("business", "in_progress", "POST /orders/slow");
+        String key = newKey();
+        orders.close();
+        Thread first = new Thread(() -> http.send(http.post("/orders/slow", "alice", ORDER).header("Idempotency-Key", key)));
+        first.start();
+        try {
+            await().atMost(Duration.ofSeconds(10)).until(() -> orders.executions("slow") == 1);
+            assertThat(record("POST /orders/slow", "alice", key)).hasValueSatisfying(
+                    r -> assertThat(r.status()).isEqualTo(RecordStatus.IN_PROGRESS));
+            HttpResponse<String> second = http.send(http.post("/orders/slow", "alice", ORDER).header("Idempotency-Key", key));
+            assertProblem(second, 409, "idempotency-request-in-progress");
+            assertThat(second.headers().firstValue("Retry-After")).hasValueSatisfying(
+                    v -> assertThat(Long.parseLong(v)).isBetween(1L, 30L));
+            HttpResponse<String> different = http.send(http.post("/orders/slow", "alice",
+                    "{\"item\":\"other\",\"quantity\":2,\"businessId\":\"x\"}").header("Idempotency-Key", key));
+            assertThat(different.statusCode()).as("mismatch is reported before in-progress").isEqualTo(422);
+        } finally {
+            orders.open();
+            first.join();
+        }
+        assertThat(orders.executions("slow")).isEqualTo(1);
+        assertThat(record("POST /orders/slow", "alice", key)).hasValueSatisfying(r -> {
+            assertThat(r.status()).isEqualTo(RecordStatus.COMPLETED);
+            assertThat(r.response().status()).isEqualTo(200);
+        });
+        HttpResponse<String> retry = http.send(http.post("/orders/slow", "alice", ORDER).header("Idempotency-Key", key));
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).as("the 409 stored nothing").contains("true");
+        assertThat(counted("business", "in_progress", "POST /orders/slow")).isEqualTo(inProgress + 1);
+    }
+
+    @Test
+    void sameKeyAfterTheRetentionEndedExecutesAgain() {
+        String key = newKey();
+        HttpResponse<String> first = order("alice", key, ORDER);
+        clock.advance(Duration.ofHours(23));
+        assertThat(order("alice", key, ORDER).headers().firstValue("Idempotent-Replayed")).contains("true");
+        clock.advance(Duration.ofHours(1).plusSeconds(1));
+        HttpResponse<String> later = order("alice", key, ORDER);
+        assertThat(later.statusCode()).isEqualTo(201);
+        assertThat(later.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(later.body()).isNotEqualTo(first.body());
+        assertThat(orders.executions("orders")).isEqualTo(2);
+    }
+
+    @Test
+    void anExpiredLeaseIsTakenOverAndTheOldHoldersLateCompletionIsRefused() throws Exception {
+        String key = newKey();
+        orders.close();
+        CompletableFuture<HttpResponse<String>> holder = CompletableFuture.supplyAsync(
+                () -> send("/orders/takeover", "alice", key, ORDER));
+        HttpResponse<String> second;
+        try {
+            await().atMost(Duration.ofSeconds(10)).until(() -> orders.executions("takeover") == 1);
+            clock.advance(Duration.ofSeconds(31));
+            second = send("/orders/takeover", "alice", key, ORDER);
+        } finally {
+            orders.open();
+        }
+        HttpResponse<String> late = holder.get(30, TimeUnit.SECONDS);
+        HttpResponse<String> third = send("/orders/takeover", "alice", key, ORDER);
+
+        assertThat(second.statusCode()).isEqualTo(200);
+        assertThat(second.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(late.statusCode()).isEqualTo(200);
+        assertThat(third.headers().firstValue("Idempotent-Replayed")).contains("true");
+        assertThat(third.body()).as("the taker's answer is kept, not the old holder's").isEqualTo(second.body())
+                .isNotEqualTo(late.body());
+        assertThat(orders.executions("takeover")).isEqualTo(2);
+    }
+
+    // ---------------------------------------------------------------- one-time tokens (SPEC 3.2)
+
+    protected HttpResponse<String> issue(String user, String scope) {
+        return http.send(http.post("/idempotency/tokens" + (scope == null ? "" : "?scope=" + scope), user, ""));
+    }
+
+    protected String token(String user, String scope) {
+        HttpResponse<String> response = issue(user, scope);
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
+        return json(response).get("token").asString();
+    }
+
+    protected HttpResponse<String> submit(String path, String user, String token) {
+        return http.send(http.post(path, user, ORDER).header("Idempotency-Token", token));
+    }
+
+    @Test
+    void tokenEndpointIssues201WithTokenAndExpiry() {
+        Instant now = clock.instant();
+        HttpResponse<String> response = issue("alice", "seckill");
+        assertThat(response.statusCode()).isEqualTo(201);
+        assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("application/json"));
+        JsonNode body = json(response);
+        assertThat(body.propertyNames()).containsExactlyInAnyOrder("token", "expiresAt");
+        assertThat(body.get("token").asString()).matches("[A-Za-z0-9_-]{98}");
+        Instant expiresAt = Instant.parse(body.get("expiresAt").asString());
+        assertThat(expiresAt).isBetween(now.plus(Duration.ofMinutes(10)).minusSeconds(1), now.plus(Duration.ofMinutes(10)));
+
+        HttpResponse<String> fromBody = http.send(http.post("/idempotency/tokens", "alice", "{\"scope\":\"seckill\"}"));
+        assertThat(fromBody.statusCode()).isEqualTo(201);
+        assertThat(submit("/seckill", "alice", json(fromBody).get("token").asString()).statusCode())
+                .as("the scope may come in a JSON body").isEqualTo(201);
+        assertThat(issue(null, "seckill").statusCode()).isEqualTo(401);
+    }
+
+    @Test
+    void aTokenIsConsumedOnceAndTheDuplicateCarriesTheFirstResult() {
+        double duplicates = counted("business", "duplicate_token", "POST /seckill");
+        String token = token("alice", "seckill");
+        HttpResponse<String> first = submit("/seckill", "alice", token);
+        HttpResponse<String> again = submit("/seckill", "alice", token);
+
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertProblem(again, 409, "duplicate-submission");
+        JsonNode problem = json(again);
+        assertThat(problem.get("firstStatus").asInt()).as("flat member of the problem").isEqualTo(201);
+        assertThat(problem.get("firstResult")).isEqualTo(json(first));
+        assertThat(problem.has("properties")).isFalse();
+        assertThat(orders.executions("seckill")).isEqualTo(1);
+        assertThat(counted("business", "duplicate_token", "POST /seckill")).isEqualTo(duplicates + 1);
+        HttpResponse<String> chinese = http.send(http.post("/seckill", "alice", ORDER)
+                .header("Idempotency-Token", token).header("Accept-Language", "zh-CN"));
+        assertThat(chinese.body()).contains("请勿重复提交");
+    }
+
+    @Test
+    void fiftyConcurrentSubmissionsOfOneTokenExecuteOnce() throws Exception {
+        String token = token("alice", "seckill");
+        List<HttpResponse<String>> responses = Race.run(50, () -> submit("/seckill", "alice", token));
+        assertThat(orders.executions("seckill")).isEqualTo(1);
+        assertThat(responses).filteredOn(r -> r.statusCode() == 201).hasSize(1);
+        assertThat(responses).filteredOn(r -> r.statusCode() != 201)
+                .hasSize(49)
+                .allSatisfy(r -> assertProblem(r, 409, "duplicate-submission"));
+    }
+
+    @Test
+    void aMissingTokenIs400() {
+        assertProblem(http.send(http.post("/seckill", "alice", ORDER)), 400, "idempotency-token-missing");
+        assertThat(orders.executions("seckill")).isZero();
+    }
+
+    @Test
+    void aForgedTokenIs400() {
+        String token = token("alice", "seckill");
+        char[] chars = token.toCharArray();
+        chars[40] = chars[40] == 'A' ? 'B' : 'A';
+        assertProblem(submit("/seckill", "alice", new String(chars)), 400, "idempotency-token-invalid");
+        assertProblem(submit("/seckill", "alice", "not-a-token"), 400, "idempotency-token-invalid");
+        assertThat(orders.executions("seckill")).isZero();
+        assertThat(submit("/seckill", "alice", token).statusCode()).as("the genuine token still works").isEqualTo(201);
+    }
+
+    @Test
+    void aTokenOfAnotherUserIs403AndStaysUsableByItsOwner() {
+        String bobs = token("bob", "seckill");
+        assertProblem(submit("/seckill", "alice", bobs), 403, "idempotency-token-mismatch");
+        assertThat(orders.executions("seckill")).isZero();
+        assertThat(submit("/seckill", "bob", bobs).statusCode()).isEqualTo(201);
+    }
+
+    @Test
+    void aTokenOfAnotherScopeIs403() {
+        assertProblem(submit("/seckill", "alice", token("alice", "other")), 403, "idempotency-token-mismatch");
+        assertProblem(submit("/seckill", "alice", token("alice", null)), 403, "idempotency-token-mismatch");
+        assertThat(orders.executions("seckill")).isZero();
+    }
+
+    @Test
+    void anExpiredTokenIs409() {
+        String token = token("alice", "seckill");
+        clock.advance(Duration.ofMinutes(10).plusSeconds(1));
+        assertProblem(submit("/seckill", "alice", token), 409, "duplicate-submission");
+        assertThat(orders.executions("seckill")).isZero();
+    }
+
+    @Test
+    void retryableFailureModeRestoresTheToken() {
+        String token = token("alice", "seckill");
+        HttpResponse<String> first = submit("/seckill/flaky", "alice", token);
+        HttpResponse<String> retry = submit("/seckill/flaky", "alice", token);
+        HttpResponse<String> again = submit("/seckill/flaky", "alice", token);
+        assertThat(first.statusCode()).isEqualTo(500);
+        assertThat(retry.statusCode()).isEqualTo(200);
+        assertProblem(again, 409, "duplicate-submission");
+        assertThat(json(again).get("firstResult")).isEqualTo(json(retry));
+        assertThat(orders.executions("flaky")).isEqualTo(2);
+    }
+
+    @Test
+    void byDefaultAFailedSubmissionKeepsTheTokenConsumed() {
+        String token = token("alice", "seckill");
+        HttpResponse<String> first = submit("/seckill/fragile", "alice", token);
+        HttpResponse<String> retry = submit("/seckill/fragile", "alice", token);
+        assertThat(first.statusCode()).isEqualTo(500);
+        assertProblem(retry, 409, "duplicate-submission");
+        assertThat(json(retry).has("firstResult")).as("no result to show").isFalse();
+        assertThat(orders.executions("fragile")).isEqualTo(1);
+        assertThat(submit("/seckill/fragile", "alice", token("alice", "seckill")).statusCode())
+                .as("a new token works").isEqualTo(200);
+    }
+}

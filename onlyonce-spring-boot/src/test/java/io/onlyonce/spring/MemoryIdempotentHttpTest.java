@@ -1,0 +1,76 @@
+package io.onlyonce.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.onlyonce.memory.InMemoryIdempotencyStore;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.springframework.test.context.TestPropertySource;
+import tools.jackson.databind.JsonNode;
+
+/** The HTTP suite on the in-memory store, plus what does not depend on the store: i18n, metrics, Actuator. */
+@TestPropertySource(properties = "onlyonce.store=memory")
+class MemoryIdempotentHttpTest extends AbstractIdempotentHttpTest {
+
+    @Test
+    void theMemoryStoreIsInUse() {
+        assertThat(store).isInstanceOf(InMemoryIdempotencyStore.class);
+    }
+
+    @Test
+    void reusedKeyAndInProgressProblemsSpeakChinese() throws Exception {
+        String key = newKey();
+        order("alice", key, ORDER);
+        HttpResponse<String> reused = http.send(http.post("/orders", "alice", "{\"item\":\"laptop\",\"quantity\":1,\"businessId\":\"b\"}")
+                .header("Idempotency-Key", key).header("Accept-Language", "zh-CN"));
+        assertProblem(reused, 422, "idempotency-key-reused");
+        assertThat(json(reused).get("title").asString()).isEqualTo("幂等键被重复使用");
+
+        String slowKey = newKey();
+        orders.close();
+        Thread first = new Thread(() -> send("/orders/slow", "alice", slowKey, ORDER));
+        first.start();
+        try {
+            await().atMost(Duration.ofSeconds(10)).until(() -> orders.executions("slow") == 1);
+            HttpResponse<String> running = http.send(http.post("/orders/slow", "alice", ORDER)
+                    .header("Idempotency-Key", slowKey).header("Accept-Language", "zh-CN"));
+            assertProblem(running, 409, "idempotency-request-in-progress");
+            assertThat(json(running).get("title").asString()).isEqualTo("请求处理中");
+            HttpResponse<String> english = http.send(http.post("/orders/slow", "alice", ORDER)
+                    .header("Idempotency-Key", slowKey).header("Accept-Language", "en"));
+            assertThat(json(english).get("title").asString()).isEqualTo("Request in progress");
+        } finally {
+            orders.open();
+            first.join();
+        }
+    }
+
+    @Test
+    void storeCallsAreTimed() {
+        order("alice", newKey(), ORDER);
+        assertThat(meters.find("onlyonce.store.calls").tag("operation", "claim").timer())
+                .isNotNull().satisfies(t -> assertThat(t.count()).isPositive());
+        assertThat(meters.find("onlyonce.store.calls").tag("operation", "complete").timer()).isNotNull();
+    }
+
+    @Test
+    void actuatorEndpointShowsConfigurationAndCountsButNoSecrets() {
+        order("alice", newKey(), ORDER);
+        http.send(http.post("/orders", "alice", ORDER));
+        HttpResponse<String> response = http.send(http.get("/actuator/onlyonce"));
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).doesNotContain("test-secret-that-must-never-be-shown");
+        JsonNode report = json(response);
+        JsonNode configuration = report.get("configuration");
+        assertThat(configuration.get("store").asString()).isEqualTo("memory");
+        assertThat(configuration.get("key").get("header").asString()).isEqualTo("Idempotency-Key");
+        assertThat(configuration.get("key").get("storeFailurePolicy").asString()).isEqualTo("STRICT");
+        assertThat(configuration.get("token").get("configuredSecrets").asInt()).isEqualTo(1);
+        assertThat(report.get("byLayer").get("business").get("executed").asLong()).isPositive();
+        assertThat(report.get("byLayer").get("business").get("missing_key").asLong()).isPositive();
+        assertThat(report.get("byEndpoint").get("POST /orders").get("executed").asLong()).isPositive();
+        assertThat(report.get("circuitBreakers").get("onlyonce-idempotency").asString()).isEqualTo("CLOSED");
+    }
+}

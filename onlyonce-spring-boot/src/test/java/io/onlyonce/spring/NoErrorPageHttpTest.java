@@ -1,0 +1,50 @@
+package io.onlyonce.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.onlyonce.IdempotencyKey;
+import io.onlyonce.spring.testapp.OrderController;
+import io.onlyonce.spring.testapp.TestApplication;
+import io.onlyonce.store.IdempotencyStore;
+import io.onlyonce.testing.MutableClock;
+import java.net.http.HttpResponse;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+/**
+ * Without Boot's error page, an error sent through {@code sendError} has no ERROR dispatch to be
+ * recorded in: the key is released when the request ends, rather than left in progress.
+ */
+@SpringBootTest(classes = TestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = "spring.autoconfigure.exclude=org.springframework.boot.webmvc.autoconfigure.error.ErrorMvcAutoConfiguration")
+class NoErrorPageHttpTest {
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    OrderController orders;
+
+    @Autowired
+    IdempotencyStore store;
+
+    @Autowired
+    MutableClock clock;
+
+    @Test
+    void aSentErrorWithoutAnErrorPageReleasesTheKey() {
+        Http http = new Http(port);
+        orders.reset();
+        String key = UUID.randomUUID().toString();
+        String invalid = "{\"item\":\"phone\",\"quantity\":0,\"businessId\":\"b-1\"}";
+        HttpResponse<String> first = http.send(http.post("/orders", "alice", invalid).header("Idempotency-Key", key));
+        assertThat(first.statusCode()).isEqualTo(422);
+        assertThat(store.find(new IdempotencyKey("POST /orders alice", key), clock.instant())).as("released").isEmpty();
+        HttpResponse<String> retry = http.send(http.post("/orders", "alice", invalid).header("Idempotency-Key", key));
+        assertThat(retry.statusCode()).as("not 409 in progress").isEqualTo(422);
+        assertThat(orders.executions("orders")).isEqualTo(2);
+    }
+}

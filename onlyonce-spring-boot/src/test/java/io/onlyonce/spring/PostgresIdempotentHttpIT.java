@@ -1,0 +1,81 @@
+package io.onlyonce.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.onlyonce.jdbc.JdbcIdempotencyStore;
+import java.io.Closeable;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * The HTTP suite on PostgreSQL at 127.0.0.1:5432, in a database of its own that is created with
+ * the schema at start-up and dropped afterwards.
+ */
+@DirtiesContext
+class PostgresIdempotentHttpIT extends AbstractIdempotentHttpTest {
+
+    static final String SERVER = "jdbc:postgresql://127.0.0.1:5432/";
+    static final String DATABASE = "oo_http_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    static volatile DataSource pool;
+
+    @Autowired
+    DataSource dataSource;
+
+    @DynamicPropertySource
+    static void postgres(DynamicPropertyRegistry registry) throws SQLException {
+        admin("CREATE DATABASE " + DATABASE);
+        registry.add("onlyonce.store", () -> "jdbc");
+        registry.add("onlyonce.jdbc.initialize-schema", () -> "always");
+        registry.add("spring.datasource.url", () -> SERVER + DATABASE);
+        registry.add("spring.datasource.username", () -> "postgres");
+        registry.add("spring.datasource.password", () -> "");
+        registry.add("spring.datasource.hikari.maximum-pool-size", () -> 20);
+    }
+
+    static void admin(String sql) throws SQLException {
+        try (Connection connection = DriverManager.getConnection(SERVER + "postgres", "postgres", "");
+                Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        }
+    }
+
+    @BeforeEach
+    void rememberPool() {
+        pool = dataSource;
+    }
+
+    @AfterAll
+    static void dropDatabase() throws Exception {
+        if (pool instanceof Closeable closeable) {
+            closeable.close();
+        }
+        admin("DROP DATABASE IF EXISTS " + DATABASE + " WITH (FORCE)");
+    }
+
+    @Test
+    void recordsAreRowsOfTheIdempotencyTable() {
+        assertThat(store).isInstanceOf(JdbcIdempotencyStore.class);
+        String key = newKey();
+        assertThat(order("alice", key, ORDER).statusCode()).isEqualTo(201);
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+        assertThat(jdbc.queryForObject("SELECT status FROM onlyonce_idempotency WHERE scope = ? AND idem_key = ?",
+                String.class, "POST /orders alice", key)).isEqualTo("C");
+        assertThat(jdbc.queryForObject("SELECT response_status FROM onlyonce_idempotency WHERE scope = ? AND idem_key = ?",
+                Integer.class, "POST /orders alice", key)).isEqualTo(201);
+        submit("/seckill", "alice", token("alice", "seckill"));
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM onlyonce_token WHERE status = 'CONSUMED'", Integer.class))
+                .isPositive();
+    }
+}

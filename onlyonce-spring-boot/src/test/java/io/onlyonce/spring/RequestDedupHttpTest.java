@@ -1,0 +1,201 @@
+package io.onlyonce.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.onlyonce.spring.testapp.ItemController;
+import io.onlyonce.spring.testapp.OrderController;
+import io.onlyonce.testing.MutableClock;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** The servlet request de-dup filter (gateway layer) over real HTTP, on the memory window store. */
+@SwitchableStoresHttpTest
+class RequestDedupHttpTest {
+
+    static final JsonMapper JSON = JsonMapper.builder().build();
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    OrderController orders;
+
+    @Autowired
+    ItemController items;
+
+    @Autowired
+    MutableClock clock;
+
+    @Autowired
+    MeterRegistry meters;
+
+    Http http;
+
+    @BeforeEach
+    void setUp() {
+        http = new Http(port);
+        orders.reset();
+        items.reset();
+    }
+
+    @AfterEach
+    void tearDown() {
+        SwitchableStores.heal();
+    }
+
+    static String order(String item) {
+        return "{\"item\":\"" + item + "\",\"quantity\":1,\"businessId\":\"b-1\"}";
+    }
+
+    static String unique() {
+        return UUID.randomUUID().toString();
+    }
+
+    HttpResponse<String> postOrder(String path, String body) {
+        return http.send(http.post(path, "alice", body).header("Idempotency-Key", unique()));
+    }
+
+    double counted(String outcome, String endpoint) {
+        Counter counter = meters.find("onlyonce.requests")
+                .tags("layer", "gateway", "outcome", outcome, "endpoint", endpoint).counter();
+        return counter == null ? 0 : counter.count();
+    }
+
+    static void assertDuplicate(HttpResponse<String> response, String retryAfter) {
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(429);
+        assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
+                t -> assertThat(t).startsWith("application/problem+json"));
+        assertThat(response.headers().firstValue("Retry-After")).contains(retryAfter);
+        JsonNode problem = JSON.readTree(response.body());
+        assertThat(problem.get("type").asString()).isEqualTo("urn:onlyonce:problem:duplicate-request");
+        assertThat(problem.get("status").asInt()).isEqualTo(429);
+    }
+
+    @Test
+    void aSecondIdenticalRequestInTheWindowIs429AndTheMethodRanOnce() {
+        double duplicates = counted("window_duplicate", "POST /orders/**");
+        String body = order(unique());
+        HttpResponse<String> first = postOrder("/orders", body);
+        HttpResponse<String> second = postOrder("/orders", body);
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertDuplicate(second, "2");
+        assertThat(orders.executions("orders")).isEqualTo(1);
+        assertThat(counted("window_duplicate", "POST /orders/**")).isEqualTo(duplicates + 1);
+    }
+
+    @Test
+    void theWindowEnds() {
+        String body = order(unique());
+        assertThat(postOrder("/orders", body).statusCode()).isEqualTo(201);
+        clock.advance(Duration.ofMillis(1999));
+        assertThat(postOrder("/orders", body).statusCode()).isEqualTo(429);
+        clock.advance(Duration.ofMillis(1));
+        assertThat(postOrder("/orders", body).statusCode()).isEqualTo(201);
+        assertThat(orders.executions("orders")).isEqualTo(2);
+    }
+
+    @Test
+    void ignoredVolatileQueryParametersMakeNoDifference() {
+        String body = order(unique());
+        assertThat(postOrder("/orders?timestamp=1", body).statusCode()).isEqualTo(201);
+        assertDuplicate(postOrder("/orders?timestamp=2", body), "2");
+        assertDuplicate(postOrder("/orders?_=99&nonce=x", body), "2");
+        assertThat(postOrder("/orders?page=2", body).statusCode()).as("other parameters count").isEqualTo(201);
+        assertThat(orders.executions("orders")).isEqualTo(2);
+    }
+
+    @Test
+    void differentBodiesOrUsersPass() {
+        String item = unique();
+        assertThat(postOrder("/orders", order(item)).statusCode()).isEqualTo(201);
+        assertThat(postOrder("/orders", order(item + "-2")).statusCode()).isEqualTo(201);
+        assertThat(http.send(http.post("/orders", "bob", order(item)).header("Idempotency-Key", unique())).statusCode())
+                .isEqualTo(201);
+        assertThat(orders.executions("orders")).isEqualTo(3);
+    }
+
+    @Test
+    void withChosenFieldsOnlyThoseFieldsMatter() {
+        String sku = unique();
+        HttpResponse<String> first = http.send(http.post("/items", "alice", "{\"item\":\"" + sku + "\",\"note\":\"a\"}"));
+        HttpResponse<String> otherNote = http.send(http.post("/items", "alice", "{\"note\":\"b\",\"item\":\"" + sku + "\"}"));
+        HttpResponse<String> otherItem = http.send(http.post("/items", "alice", "{\"item\":\"" + sku + "-2\",\"note\":\"a\"}"));
+        HttpResponse<String> otherUser = http.send(http.post("/items", "bob", "{\"item\":\"" + sku + "\",\"note\":\"a\"}"));
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertDuplicate(otherNote, "2");
+        assertThat(otherItem.statusCode()).isEqualTo(201);
+        assertThat(otherUser.statusCode()).isEqualTo(201);
+        assertThat(items.executions()).isEqualTo(3);
+    }
+
+    HttpResponse<String> postForm(String user, String form) {
+        return http.send(http.post("/items/form", user, "").setHeader("Content-Type", "application/x-www-form-urlencoded")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(form)));
+    }
+
+    @Test
+    void formPostsKeepTheirParametersAndTheChosenFieldsComeFromThem() {
+        String sku = unique();
+        HttpResponse<String> first = postForm("alice", "item=" + sku + "&note=a");
+        assertThat(first.statusCode()).as(first.body()).isEqualTo(201);
+        assertThat(JSON.readTree(first.body()).get("item").asString()).as("the handler still reads the form").isEqualTo(sku);
+        assertDuplicate(postForm("alice", "note=b&item=" + sku), "2");
+        assertThat(postForm("alice", "item=" + sku + "-2&note=a").statusCode()).isEqualTo(201);
+        assertThat(items.executions()).isEqualTo(2);
+    }
+
+    @Test
+    void storeFaultsFailOpenAndAreCounted() {
+        double errors = counted("store_error", "POST /orders/**");
+        SwitchableStores.WINDOWS_FAILING.set(true);
+        String body = order(unique());
+        HttpResponse<String> first = postOrder("/orders", body);
+        HttpResponse<String> second = postOrder("/orders", body);
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertThat(second.statusCode()).isEqualTo(201);
+        assertThat(orders.executions("orders")).isEqualTo(2);
+        assertThat(counted("store_error", "POST /orders/**")).isEqualTo(errors + 2);
+    }
+
+    @Test
+    void theActuatorEndpointChangesTheWindowAtRunTime() {
+        try {
+            HttpResponse<String> changed = http.send(http.post("/actuator/onlyonce", null,
+                    "{\"pattern\":\"/orders/**\",\"window\":\"10s\"}"));
+            assertThat(changed.statusCode()).as(changed.body()).isEqualTo(200);
+            assertThat(JSON.readTree(changed.body()).get("changed").asBoolean()).isTrue();
+
+            String body = order(unique());
+            assertThat(postOrder("/orders", body).statusCode()).isEqualTo(201);
+            clock.advance(Duration.ofSeconds(3));
+            assertDuplicate(postOrder("/orders", body), "10");
+            assertThat(orders.executions("orders")).isEqualTo(1);
+
+            HttpResponse<String> report = http.send(http.get("/actuator/onlyonce"));
+            JsonNode rules = JSON.readTree(report.body()).get("configuration").get("dedupRules");
+            assertThat(rules.get(0).get("pattern").asString()).isEqualTo("/orders/**");
+            assertThat(rules.get(0).get("window").toString()).isIn("\"PT10S\"", "10.0", "10", "10.000000000");
+            assertThat(JSON.readTree(report.body()).get("byLayer").get("gateway").get("window_duplicate").asLong()).isPositive();
+
+            HttpResponse<String> unknown = http.send(http.post("/actuator/onlyonce", null,
+                    "{\"pattern\":\"/nothing/**\",\"window\":\"5s\"}"));
+            assertThat(JSON.readTree(unknown.body()).get("changed").asBoolean()).isFalse();
+            assertThat(http.send(http.post("/actuator/onlyonce", null, "{\"pattern\":\"/orders/**\",\"window\":\"soon\"}"))
+                    .statusCode()).isEqualTo(400);
+            assertThat(http.send(http.post("/actuator/onlyonce", null, "{\"pattern\":\"/orders/**\",\"window\":\"0s\"}"))
+                    .statusCode()).isEqualTo(400);
+        } finally {
+            http.send(http.post("/actuator/onlyonce", null, "{\"pattern\":\"/orders/**\",\"window\":\"2s\"}"));
+        }
+    }
+}

@@ -1,0 +1,42 @@
+package io.onlyonce.spring.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.InputStream;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** The configuration processor documents the {@code onlyonce.*} properties for IDEs. */
+class ConfigurationMetadataTest {
+
+    private static Map<String, JsonNode> properties() throws Exception {
+        try (InputStream in = OnlyOnceProperties.class.getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+            assertThat(in).as("target/classes/META-INF/spring-configuration-metadata.json").isNotNull();
+            Map<String, JsonNode> byName = new HashMap<>();
+            JsonMapper.builder().build().readTree(in).get("properties").forEach(p -> byName.put(p.get("name").asString(), p));
+            return byName;
+        }
+    }
+
+    @Test
+    void keyRetentionIsDescribedWithItsDefault() throws Exception {
+        JsonNode retention = properties().get("onlyonce.key.retention");
+        assertThat(retention).isNotNull();
+        assertThat(retention.get("type").asString()).isEqualTo("java.time.Duration");
+        assertThat(retention.get("description").asString()).isEqualTo("how long a completed response is replayed");
+        assertThat(retention.get("defaultValue").asString()).isEqualTo("24h");
+    }
+
+    @Test
+    void everyPropertyHasADescription() throws Exception {
+        Map<String, JsonNode> properties = properties();
+        assertThat(properties).containsKeys("onlyonce.store", "onlyonce.key.lease", "onlyonce.key.store-failure-policy",
+                "onlyonce.token.ttl", "onlyonce.token.secrets", "onlyonce.dedup.enabled", "onlyonce.dedup.rules",
+                "onlyonce.redis.key-prefix", "onlyonce.jdbc.initialize-schema");
+        assertThat(properties.values()).allSatisfy(p -> assertThat(p.path("description").asString())
+                .as(p.get("name").asString()).isNotBlank());
+    }
+}

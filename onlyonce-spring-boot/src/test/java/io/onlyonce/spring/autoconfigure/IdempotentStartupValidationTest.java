@@ -1,0 +1,177 @@
+package io.onlyonce.spring.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.onlyonce.spring.Idempotent;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+import org.springframework.aop.Advisor;
+import org.springframework.aop.framework.Advised;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.http.ResponseEntity;
+import org.springframework.stereotype.Service;
+import org.springframework.web.context.request.async.DeferredResult;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * {@code @Idempotent} where the proxy cannot reach it, or with no proxy at all, fails start-up
+ * with a message that names the method, instead of leaving the method silently unprotected.
+ */
+class IdempotentStartupValidationTest {
+
+    private final WebApplicationContextRunner web = new WebApplicationContextRunner()
+            .withConfiguration(OnlyOnceAutoConfigurationTest.ONLYONCE)
+            .withPropertyValues(OnlyOnceAutoConfigurationTest.SECRET);
+
+    @RestController
+    static class GoodController {
+        @PostMapping("/good")
+        @Idempotent
+        public String create() {
+            return "ok";
+        }
+
+        @PostMapping("/plain")
+        public String plain() {
+            return "plain";
+        }
+    }
+
+    @RestController
+    static class PrivateMethodController {
+        @PostMapping("/private")
+        @Idempotent
+        private String createPrivately() {
+            return "never protected";
+        }
+    }
+
+    @RestController
+    static class FinalMethodController {
+        @PostMapping("/final")
+        @Idempotent
+        public final String createFinally() {
+            return "never protected";
+        }
+    }
+
+    @RestController
+    static final class FinalController {
+        @PostMapping("/final-class")
+        @Idempotent
+        public String createInFinalClass() {
+            return "never protected";
+        }
+    }
+
+    @RestController
+    static class StaticMethodController {
+        @PostMapping("/static")
+        @Idempotent
+        public static String createStatically() {
+            return "never protected";
+        }
+    }
+
+    @RestController
+    static class AsyncController {
+        @PostMapping("/async")
+        @Idempotent
+        public CompletableFuture<String> createLater() {
+            return CompletableFuture.completedFuture("written after the filter returned");
+        }
+
+        @PostMapping("/deferred")
+        @Idempotent
+        public ResponseEntity<DeferredResult<String>> createDeferred() {
+            return ResponseEntity.ok(new DeferredResult<>());
+        }
+    }
+
+    @Service
+    static class OrderService {
+        @Idempotent
+        public String placeOrder() {
+            return "not a handler";
+        }
+    }
+
+    @Test
+    void aPublicMethodOfAControllerIsProxiedWithTheAdvisor() {
+        web.withBean(GoodController.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            GoodController controller = context.getBean(GoodController.class);
+            assertThat(AopUtils.isAopProxy(controller)).isTrue();
+            assertThat(((Advised) controller).getAdvisors()).contains(context.getBean("onlyOnceAdvisor", Advisor.class));
+        });
+    }
+
+    @Test
+    void aPrivateMethodFailsStartUp() {
+        web.withBean(PrivateMethodController.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasStackTraceContaining("PrivateMethodController.createPrivately is not public");
+        });
+    }
+
+    @Test
+    void aFinalMethodFailsStartUp() {
+        web.withBean(FinalMethodController.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasStackTraceContaining("FinalMethodController.createFinally is final");
+        });
+    }
+
+    @Test
+    void aFinalClassFailsStartUp() {
+        web.withBean(FinalController.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasStackTraceContaining("FinalController.createInFinalClass is in a final class");
+        });
+    }
+
+    @Test
+    void aStaticMethodFailsStartUp() {
+        web.withBean(StaticMethodController.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasStackTraceContaining("StaticMethodController.createStatically is static");
+        });
+    }
+
+    @Test
+    void anAsynchronousResultFailsStartUp() {
+        web.withBean(AsyncController.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure())
+                    .hasStackTraceContaining("AsyncController.createLater returns an asynchronous result")
+                    .hasStackTraceContaining("AsyncController.createDeferred returns an asynchronous result (DeferredResult)");
+        });
+    }
+
+    @Test
+    void aMethodOutsideAControllerFailsStartUp() {
+        web.withBean(OrderService.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure())
+                    .hasStackTraceContaining("OrderService.placeOrder is not in a Spring MVC @Controller");
+        });
+    }
+
+    @Test
+    void withoutAutoProxyingStartUpFailsInsteadOfLeavingTheMethodsUnprotected() {
+        web.withBean(GoodController.class).withPropertyValues("spring.aop.auto=false").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure())
+                    .hasStackTraceContaining("GoodController.create")
+                    .hasStackTraceContaining("would run unprotected")
+                    .hasStackTraceContaining("spring.aop.auto=false");
+        });
+    }
+
+    @Test
+    void withoutAutoProxyingAnApplicationWithoutIdempotentMethodsStillStarts() {
+        web.withPropertyValues("spring.aop.auto=false").run(context -> assertThat(context).hasNotFailed());
+    }
+}

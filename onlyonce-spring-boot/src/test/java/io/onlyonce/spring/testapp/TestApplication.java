@@ -1,0 +1,47 @@
+package io.onlyonce.spring.testapp;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.onlyonce.testing.MutableClock;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.context.annotation.Bean;
+import org.springframework.security.config.Customizer;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.core.userdetails.User;
+import org.springframework.security.provisioning.InMemoryUserDetailsManager;
+import org.springframework.security.web.SecurityFilterChain;
+
+/**
+ * A small order service protected by OnlyOnce, used by the HTTP tests. Users alice and bob (HTTP
+ * Basic). Its clock stands still until a test moves it, so leases, retention and token expiry are
+ * tested without waiting.
+ */
+@SpringBootApplication
+public class TestApplication {
+
+    @Bean
+    MutableClock clock() {
+        return MutableClock.startingNow();
+    }
+
+    @Bean
+    SimpleMeterRegistry meterRegistry() {
+        return new SimpleMeterRegistry();
+    }
+
+    @Bean
+    InMemoryUserDetailsManager users() {
+        return new InMemoryUserDetailsManager(
+                User.withUsername("alice").password("{noop}alice-pw").roles("USER").build(),
+                User.withUsername("bob").password("{noop}bob-pw").roles("USER").build());
+    }
+
+    @Bean
+    SecurityFilterChain security(HttpSecurity http) throws Exception {
+        return http
+                .csrf(csrf -> csrf.disable())
+                .authorizeHttpRequests(a -> a.requestMatchers("/public/**", "/error", "/actuator/**").permitAll()
+                        .anyRequest().authenticated())
+                .httpBasic(Customizer.withDefaults())
+                .build();
+    }
+}

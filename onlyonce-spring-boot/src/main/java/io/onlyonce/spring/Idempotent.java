@@ -68,7 +68,12 @@ public @interface Idempotent {
     /** Whether an exception or a 5xx answer frees the key (KEY) or restores the token (TOKEN). */
     FailureMode onFailure() default FailureMode.DEFAULT;
 
-    /** TOKEN strategy: the scope the token must have been issued for; empty accepts tokens issued without a scope. */
+    /**
+     * TOKEN strategy: the scope the token must have been issued for; empty accepts tokens issued
+     * without a scope. {@code {name}} placeholders are replaced by the handler's path variables, so
+     * {@code "seckill:{activityId}"} binds each token to one flash sale (a placeholder that is not a
+     * path variable of the mapping fails start-up).
+     */
     String scope() default "";
 
     /** What to do with the key or token when the method fails. */

@@ -404,6 +404,20 @@ public abstract class AbstractIdempotentHttpTest {
     }
 
     @Test
+    void tokenScopeWithAPathVariableBindsTheTokenToThatResource() {
+        String forSeven = token("alice", "activity:7");
+        HttpResponse<String> elsewhere = submit("/activities/8/orders", "alice", forSeven);
+        assertThat(elsewhere.statusCode()).isEqualTo(403);
+        assertThat(elsewhere.body()).contains("idempotency-token-mismatch");
+        assertThat(orders.executions("activity-8")).isZero();
+
+        HttpResponse<String> right = submit("/activities/7/orders", "alice", forSeven);
+        assertThat(right.statusCode()).as("the refused attempt did not consume the token").isEqualTo(201);
+        assertThat(submit("/activities/7/orders", "alice", forSeven).statusCode()).isEqualTo(409);
+        assertThat(orders.executions("activity-7")).isEqualTo(1);
+    }
+
+    @Test
     void tokenEndpointIssues201WithTokenAndExpiry() {
         Instant now = clock.instant();
         HttpResponse<String> response = issue("alice", "seckill");

@@ -132,6 +132,12 @@ public final class IdempotentMethodValidator implements BeanPostProcessor, BeanF
         if (!AnnotatedElementUtils.hasAnnotation(type, Controller.class)) {
             problems.add(name + " is not in a Spring MVC @Controller");
         }
+        Idempotent idempotent = AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
+        if (idempotent != null && idempotent.strategy() == Idempotent.Strategy.TOKEN) {
+            for (String unknown : TokenScopes.unknownPlaceholders(idempotent.scope(), type, method)) {
+                problems.add(name + " has token scope placeholder {" + unknown + "}, which is not a path variable of its mapping");
+            }
+        }
         ResolvableType result = ResolvableType.forMethodReturnType(method, type);
         if (HttpEntity.class.isAssignableFrom(result.toClass())) {
             result = result.as(HttpEntity.class).getGeneric(0);

@@ -61,7 +61,8 @@ public final class TokenHandlerInterceptor implements HandlerInterceptor {
         }
         TokenVerification verification = values.size() > 1
                 ? new TokenVerification.Malformed()
-                : tokens.verify(values.get(0).strip(), principal == null ? "" : principal, idempotent.scope());
+                : tokens.verify(values.get(0).strip(), principal == null ? "" : principal,
+                        TokenScopes.resolve(idempotent.scope(), request));
         if (verification instanceof TokenVerification.Valid valid) {
             request.setAttribute(VERIFIED_TOKEN, valid.token());
             return true;
@@ -70,7 +71,7 @@ public final class TokenHandlerInterceptor implements HandlerInterceptor {
             recorder.record(OutcomeRecorder.LAYER_BUSINESS, "duplicate_token", endpoint);
             throw OnlyOnceRejection.problem(ProblemType.DUPLICATE_SUBMISSION);
         }
-        recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
+        recorder.record(OutcomeRecorder.LAYER_BUSINESS, "token_rejected", endpoint);
         throw OnlyOnceRejection.problem(verification instanceof TokenVerification.WrongBinding
                 ? ProblemType.IDEMPOTENCY_TOKEN_MISMATCH
                 : ProblemType.IDEMPOTENCY_TOKEN_INVALID);

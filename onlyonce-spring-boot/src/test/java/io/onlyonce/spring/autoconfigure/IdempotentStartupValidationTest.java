@@ -108,6 +108,24 @@ class IdempotentStartupValidationTest {
         });
     }
 
+    @RestController
+    static class UnknownScopeVariableController {
+        @PostMapping("/activities/{activityId}/orders")
+        @Idempotent(strategy = Idempotent.Strategy.TOKEN, scope = "activity:{activity}")
+        public String buy() {
+            return "ok";
+        }
+    }
+
+    @Test
+    void aTokenScopePlaceholderThatIsNoPathVariableFailsStartUp() {
+        web.withBean(UnknownScopeVariableController.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasStackTraceContaining(
+                    "UnknownScopeVariableController.buy has token scope placeholder {activity}, which is not a path variable");
+        });
+    }
+
     @Test
     void aPrivateMethodFailsStartUp() {
         web.withBean(PrivateMethodController.class).run(context -> {

@@ -149,6 +149,14 @@ public class OrderController {
         return ResponseEntity.status(HttpStatus.CREATED).body(order);
     }
 
+    @PostMapping("/activities/{activityId}/orders")
+    @Idempotent(strategy = Idempotent.Strategy.TOKEN, scope = "activity:{activityId}")
+    public ResponseEntity<Order> activityOrder(@PathVariable long activityId, @RequestBody OrderRequest request) {
+        count("activity-" + activityId);
+        Order order = new Order(sequence.incrementAndGet(), request.item(), request.quantity());
+        return ResponseEntity.status(HttpStatus.CREATED).body(order);
+    }
+
     @PostMapping("/seckill/fragile")
     @Idempotent(strategy = Idempotent.Strategy.TOKEN, scope = "seckill")
     public Order fragile(@RequestBody OrderRequest request) {

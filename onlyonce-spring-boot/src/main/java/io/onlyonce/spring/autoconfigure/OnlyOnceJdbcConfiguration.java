@@ -14,6 +14,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -28,9 +29,14 @@ import org.springframework.context.annotation.Configuration;
 @ConditionalOnSingleCandidate(DataSource.class)
 class OnlyOnceJdbcConfiguration {
 
-    /** The detected dialect, after the schema was created when asked to. */
+    /**
+     * The detected dialect, after the schema was created when asked to. Runs after the
+     * application's own database initialisation (Flyway, Liquibase, SQL scripts), so that those
+     * see the schema they expect.
+     */
     @Bean
     @ConditionalOnMissingBean
+    @DependsOnDatabaseInitialization
     JdbcDialect onlyOnceJdbcDialect(DataSource dataSource, OnlyOnceProperties properties, JdbcStoreConfig config) {
         JdbcDialect dialect = JdbcDialect.detect(dataSource);
         OnlyOnceProperties.SchemaInitialization mode = properties.jdbc().initializeSchema();

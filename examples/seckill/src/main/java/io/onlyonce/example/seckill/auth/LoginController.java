@@ -1,0 +1,61 @@
+package io.onlyonce.example.seckill.auth;
+
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.Pattern;
+import jakarta.validation.constraints.Size;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Locale;
+import org.springframework.http.MediaType;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * {@code POST /api/login}: DEMO ONLY. Anyone may log in as any user name, without a password, and
+ * gets an access token for it; the user id is made on first login. A real service puts its identity
+ * provider here; everything behind the token stays as it is.
+ */
+@RestController
+public class LoginController {
+
+    private final UserRepository users;
+    private final AccessTokens tokens;
+    private final Clock clock;
+
+    public LoginController(UserRepository users, AccessTokens tokens, Clock clock) {
+        this.users = users;
+        this.tokens = tokens;
+        this.clock = clock;
+    }
+
+    /**
+     * The login request.
+     *
+     * @param username 1 to 32 letters, digits, '.', '_' or '-'; case-insensitive
+     */
+    public record LoginRequest(@NotBlank @Size(min = 1, max = 32) @Pattern(regexp = "[A-Za-z0-9._-]*") String username) {
+    }
+
+    /**
+     * The access token and who it is for.
+     *
+     * @param accessToken send as {@code Authorization: Bearer <accessToken>}
+     * @param tokenType always {@code Bearer}
+     * @param expiresIn seconds until the token expires
+     * @param userId the numeric user id (business ids start with {@code u<userId>_})
+     * @param username the normalised user name
+     */
+    public record LoginResponse(String accessToken, String tokenType, long expiresIn, long userId, String username) {
+    }
+
+    @PostMapping(path = "/api/login", consumes = MediaType.APPLICATION_JSON_VALUE)
+    public LoginResponse login(@Valid @RequestBody LoginRequest request) {
+        String username = request.username().toLowerCase(Locale.ROOT);
+        long userId = users.idOf(username);
+        AccessTokens.AccessToken token = tokens.issue(userId, username);
+        long expiresIn = Math.max(0, Duration.between(clock.instant(), token.expiresAt()).toSeconds());
+        return new LoginResponse(token.value(), "Bearer", expiresIn, userId, username);
+    }
+}

@@ -1,0 +1,80 @@
+package io.onlyonce.example.seckill.payment;
+
+import io.onlyonce.example.seckill.db.Retries;
+import io.onlyonce.example.seckill.order.OrderStatus;
+import io.onlyonce.example.seckill.web.ApiException;
+import io.onlyonce.example.seckill.web.AppProblem;
+import java.math.BigDecimal;
+import org.jspecify.annotations.Nullable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * {@code POST /api/payments/callback}: the payment platform's notification, outside the JWT (the
+ * platform signs the body instead: {@code X-Signature}, else 401). Answers 200
+ * {@code {"result":"SUCCESS",...}} to the first and to every repeated delivery (so the platform
+ * stops resending), 400 when the amount differs, 404 for an unknown order, 409 when the order was
+ * cancelled (the payment is then recorded for a refund).
+ */
+@RestController
+public class PaymentCallbackController {
+
+    private final PaymentSignature signature;
+    private final PaymentService payments;
+    private final JsonMapper json;
+
+    public PaymentCallbackController(PaymentSignature signature, PaymentService payments, JsonMapper json) {
+        this.signature = signature;
+        this.payments = payments;
+        this.json = json;
+    }
+
+    /**
+     * The acknowledgement.
+     *
+     * @param result always {@code SUCCESS}
+     * @param orderNo the order
+     * @param status its status now
+     * @param duplicate whether this notice had been handled before (nothing changed)
+     */
+    public record Acknowledgement(String result, String orderNo, OrderStatus status, boolean duplicate) {
+    }
+
+    @PostMapping("/api/payments/callback")
+    public Acknowledgement callback(@RequestHeader(name = PaymentSignature.HEADER, required = false) @Nullable String signed,
+            @RequestBody(required = false) byte @Nullable [] body) {
+        byte[] raw = body == null ? new byte[0] : body;
+        if (!signature.verify(raw, signed)) {
+            throw new ApiException(AppProblem.SIGNATURE_INVALID);
+        }
+        PaymentNotice notice = parse(raw);
+        PaymentService.Handled handled = Retries.transientFailures(() -> payments.handle(notice));
+        if (handled.result() == PaymentService.Result.CANCELLED) {
+            throw ApiException.aboutOrder(AppProblem.ORDER_CANCELLED, handled.order().orderNo());
+        }
+        return new Acknowledgement("SUCCESS", handled.order().orderNo(), handled.order().status(),
+                handled.result() == PaymentService.Result.ALREADY_PAID);
+    }
+
+    private PaymentNotice parse(byte[] raw) {
+        PaymentNotice notice;
+        try {
+            notice = json.readValue(raw, PaymentNotice.class);
+        } catch (JacksonException e) {
+            throw new ApiException(AppProblem.MALFORMED_REQUEST);
+        }
+        if (notice == null || blank(notice.outTradeNo(), 32) || blank(notice.tradeNo(), 64) || notice.amount() == null
+                || notice.amount().signum() < 0 || notice.amount().compareTo(new BigDecimal("9999999999.99")) > 0) {
+            throw new ApiException(AppProblem.VALIDATION_FAILED);
+        }
+        return notice;
+    }
+
+    private static boolean blank(@Nullable String value, int maxLength) {
+        return value == null || value.isBlank() || value.length() > maxLength;
+    }
+}

@@ -1,0 +1,101 @@
+package io.onlyonce.example.seckill.seckill;
+
+import io.onlyonce.example.seckill.auth.CurrentUser;
+import io.onlyonce.example.seckill.web.ApiException;
+import io.onlyonce.example.seckill.web.AppProblem;
+import io.onlyonce.token.IssuedToken;
+import java.math.BigDecimal;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import org.springframework.http.HttpStatus;
+import org.springframework.security.core.annotation.AuthenticationPrincipal;
+import org.springframework.security.oauth2.jwt.Jwt;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.ResponseStatus;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * Flash sales: {@code GET /api/seckill/activities[/{activityId}]} with live stock, and
+ * {@code POST /api/seckill/activities/{activityId}/tokens}, which issues the one-time token an
+ * order of this user in this activity needs.
+ */
+@RestController
+public class ActivityController {
+
+    private final ActivityRepository activities;
+    private final SeckillService seckill;
+    private final SeckillTokens tokens;
+    private final Clock clock;
+
+    public ActivityController(ActivityRepository activities, SeckillService seckill, SeckillTokens tokens, Clock clock) {
+        this.activities = activities;
+        this.seckill = seckill;
+        this.tokens = tokens;
+        this.clock = clock;
+    }
+
+    /**
+     * A flash sale and its products.
+     *
+     * @param id the activity id
+     * @param name the name
+     * @param startsAt when buying opens
+     * @param endsAt when buying closes
+     * @param running whether it is open now
+     * @param products each product with its flash-sale price and the stock left now
+     */
+    public record ActivityView(long id, String name, Instant startsAt, Instant endsAt, boolean running,
+            List<ProductStock> products) {
+    }
+
+    /**
+     * One product of a flash sale.
+     *
+     * @param productId the product
+     * @param name its name
+     * @param price the flash-sale price
+     * @param initialStock what the sale started with
+     * @param stock what is left now
+     */
+    public record ProductStock(long productId, String name, BigDecimal price, int initialStock, int stock) {
+    }
+
+    /**
+     * A one-time token.
+     *
+     * @param token send it as {@code Idempotency-Token} with exactly one order
+     * @param expiresAt when it stops being accepted
+     * @param activityId the flash sale it is for
+     */
+    public record TokenView(String token, Instant expiresAt, long activityId) {
+    }
+
+    @GetMapping("/api/seckill/activities")
+    public List<ActivityView> list() {
+        return activities.findAll().stream().map(this::view).toList();
+    }
+
+    @GetMapping("/api/seckill/activities/{activityId}")
+    public ActivityView get(@PathVariable long activityId) {
+        return view(activities.find(activityId).orElseThrow(() -> new ApiException(AppProblem.ACTIVITY_NOT_FOUND)));
+    }
+
+    @PostMapping("/api/seckill/activities/{activityId}/tokens")
+    @ResponseStatus(HttpStatus.CREATED)
+    public TokenView token(@PathVariable long activityId, @AuthenticationPrincipal Jwt jwt) {
+        seckill.runningActivity(activityId);
+        IssuedToken issued = tokens.issue(CurrentUser.of(jwt).username(), activityId);
+        return new TokenView(issued.value(), issued.expiresAt(), activityId);
+    }
+
+    private ActivityView view(Activity activity) {
+        List<ProductStock> products = activities.stock(activity.id()).stream()
+                .map(s -> new ProductStock(s.productId(), s.productName(), s.price(), s.initialStock(), s.stock()))
+                .toList();
+        return new ActivityView(activity.id(), activity.name(), activity.startsAt(), activity.endsAt(),
+                activity.isRunningAt(clock.instant()), products);
+    }
+}

@@ -1,0 +1,117 @@
+package io.onlyonce.example.seckill.web;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.MessageSource;
+import org.springframework.context.i18n.LocaleContextHolder;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.security.access.AccessDeniedException;
+import org.springframework.security.core.AuthenticationException;
+import org.springframework.validation.BindingResult;
+import org.springframework.validation.FieldError;
+import org.springframework.web.bind.MethodArgumentNotValidException;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.context.request.WebRequest;
+import org.springframework.web.method.annotation.HandlerMethodValidationException;
+import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
+
+/**
+ * Turns every error into an RFC 9457 problem in the caller's language: business rules
+ * ({@link ApiException}), Spring MVC's own exceptions (malformed JSON, wrong types, missing headers,
+ * unknown paths...), and anything unexpected (500, logged with its request id, never shown: no SQL,
+ * stack trace or class name reaches the client). The OnlyOnce starter's own advice runs first for
+ * its rejections and replays.
+ */
+@RestControllerAdvice
+@Order(Ordered.LOWEST_PRECEDENCE - 10)
+public class ApiExceptionHandler extends ResponseEntityExceptionHandler {
+
+    private static final Logger log = LoggerFactory.getLogger(ApiExceptionHandler.class);
+
+    private final Problems problems;
+    private final MessageSource messages;
+
+    public ApiExceptionHandler(Problems problems, MessageSource messages) {
+        this.problems = problems;
+        this.messages = messages;
+    }
+
+    @ExceptionHandler(ApiException.class)
+    public ResponseEntity<ProblemDetail> handle(ApiException e) {
+        ProblemDetail problem = problems.create(e.problem(), LocaleContextHolder.getLocale(), e.arguments());
+        e.properties().forEach(problem::setProperty);
+        return respond(problem, HttpHeaders.EMPTY);
+    }
+
+    @ExceptionHandler(AuthenticationException.class)
+    public ResponseEntity<ProblemDetail> handle(AuthenticationException e) {
+        return respond(problems.create(AppProblem.UNAUTHORIZED, LocaleContextHolder.getLocale()), HttpHeaders.EMPTY);
+    }
+
+    @ExceptionHandler(AccessDeniedException.class)
+    public ResponseEntity<ProblemDetail> handle(AccessDeniedException e) {
+        return respond(problems.create(AppProblem.FORBIDDEN, LocaleContextHolder.getLocale()), HttpHeaders.EMPTY);
+    }
+
+    /** Anything unexpected: logged in full, answered without detail. */
+    @ExceptionHandler(Exception.class)
+    public ResponseEntity<ProblemDetail> handleUnexpected(Exception e) {
+        log.error("unexpected failure", e);
+        return respond(problems.create(AppProblem.INTERNAL_ERROR, LocaleContextHolder.getLocale()), HttpHeaders.EMPTY);
+    }
+
+    /** Spring MVC's own exceptions: same shape, our types and messages, nothing from the exception text. */
+    @Override
+    protected @Nullable ResponseEntity<Object> handleExceptionInternal(Exception ex, @Nullable Object body,
+            HttpHeaders headers, HttpStatusCode statusCode, WebRequest request) {
+        Locale locale = LocaleContextHolder.getLocale();
+        ProblemDetail problem;
+        if (ex instanceof MethodArgumentNotValidException invalid) {
+            problem = problems.create(AppProblem.VALIDATION_FAILED, locale);
+            problem.setProperty("errors", fieldErrors(invalid.getBindingResult(), locale));
+        } else if (ex instanceof HandlerMethodValidationException) {
+            problem = problems.create(AppProblem.VALIDATION_FAILED, locale);
+        } else {
+            if (statusCode.is5xxServerError()) {
+                log.error("request failed", ex);
+            }
+            problem = problems.create(AppProblem.forStatus(statusCode.value()), locale);
+            problem.setStatus(statusCode.value());
+        }
+        HttpHeaders kept = new HttpHeaders();
+        if (headers.getAllow() != null && !headers.getAllow().isEmpty()) {
+            kept.setAllow(headers.getAllow());
+        }
+        return ResponseEntity.status(statusCode).headers(kept).contentType(MediaType.APPLICATION_PROBLEM_JSON)
+                .body(problem);
+    }
+
+    private List<Map<String, String>> fieldErrors(BindingResult result, Locale locale) {
+        List<Map<String, String>> errors = new ArrayList<>();
+        for (FieldError error : result.getFieldErrors()) {
+            Map<String, String> entry = new LinkedHashMap<>();
+            entry.put("field", error.getField());
+            entry.put("message", messages.getMessage(error, locale));
+            errors.add(entry);
+        }
+        return errors;
+    }
+
+    private static ResponseEntity<ProblemDetail> respond(ProblemDetail problem, HttpHeaders headers) {
+        return ResponseEntity.status(problem.getStatus()).headers(headers)
+                .contentType(MediaType.APPLICATION_PROBLEM_JSON).body(problem);
+    }
+}

@@ -1,0 +1,68 @@
+package io.onlyonce.example.seckill.web;
+
+import org.springframework.http.HttpStatus;
+
+/**
+ * Every problem this service answers besides the OnlyOnce starter's own, each with a stable
+ * {@code type} slug (under {@code onlyonce.problem-type-base}) and status. Titles and details are
+ * in {@code messages.properties} and {@code messages_zh.properties}.
+ */
+public enum AppProblem {
+    MALFORMED_REQUEST("malformed-request", HttpStatus.BAD_REQUEST),
+    VALIDATION_FAILED("validation-failed", HttpStatus.BAD_REQUEST),
+    UNAUTHORIZED("unauthorized", HttpStatus.UNAUTHORIZED),
+    FORBIDDEN("forbidden", HttpStatus.FORBIDDEN),
+    NOT_FOUND("not-found", HttpStatus.NOT_FOUND),
+    METHOD_NOT_ALLOWED("method-not-allowed", HttpStatus.METHOD_NOT_ALLOWED),
+    NOT_ACCEPTABLE("not-acceptable", HttpStatus.NOT_ACCEPTABLE),
+    PAYLOAD_TOO_LARGE("payload-too-large", HttpStatus.CONTENT_TOO_LARGE),
+    UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", HttpStatus.UNSUPPORTED_MEDIA_TYPE),
+    INTERNAL_ERROR("internal-error", HttpStatus.INTERNAL_SERVER_ERROR),
+
+    BUSINESS_ID_INVALID("business-id-invalid", HttpStatus.BAD_REQUEST),
+    BUSINESS_ID_FORBIDDEN("business-id-forbidden", HttpStatus.FORBIDDEN),
+    ORDER_EXISTS("order-exists", HttpStatus.CONFLICT),
+    LIVE_ORDER_EXISTS("live-order-exists", HttpStatus.CONFLICT),
+    SOLD_OUT("sold-out", HttpStatus.CONFLICT),
+    ORDER_NOT_FOUND("order-not-found", HttpStatus.NOT_FOUND),
+    PRODUCT_NOT_FOUND("product-not-found", HttpStatus.NOT_FOUND),
+    ACTIVITY_NOT_FOUND("activity-not-found", HttpStatus.NOT_FOUND),
+    ACTIVITY_NOT_ACTIVE("activity-not-active", HttpStatus.CONFLICT),
+    ORDER_NOT_CANCELLABLE("order-not-cancellable", HttpStatus.CONFLICT),
+    ORDER_CONFLICT("order-conflict", HttpStatus.CONFLICT),
+    SIGNATURE_INVALID("signature-invalid", HttpStatus.UNAUTHORIZED),
+    AMOUNT_MISMATCH("amount-mismatch", HttpStatus.BAD_REQUEST),
+    ORDER_CANCELLED("order-cancelled", HttpStatus.CONFLICT);
+
+    private final String slug;
+    private final HttpStatus status;
+
+    AppProblem(String slug, HttpStatus status) {
+        this.slug = slug;
+        this.status = status;
+    }
+
+    /** The last segment of the {@code type} URI, also the message key. */
+    public String slug() {
+        return slug;
+    }
+
+    public HttpStatus status() {
+        return status;
+    }
+
+    /** The generic problem for an HTTP status raised by the framework. */
+    public static AppProblem forStatus(int status) {
+        return switch (status) {
+            case 400 -> MALFORMED_REQUEST;
+            case 401 -> UNAUTHORIZED;
+            case 403 -> FORBIDDEN;
+            case 404 -> NOT_FOUND;
+            case 405 -> METHOD_NOT_ALLOWED;
+            case 406 -> NOT_ACCEPTABLE;
+            case 413 -> PAYLOAD_TOO_LARGE;
+            case 415 -> UNSUPPORTED_MEDIA_TYPE;
+            default -> status >= 500 ? INTERNAL_ERROR : MALFORMED_REQUEST;
+        };
+    }
+}

@@ -1,0 +1,64 @@
+package io.onlyonce.example.seckill.web;
+
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.util.UUID;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.MDC;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+/**
+ * {@code X-Request-ID}: the caller's (1 to 64 visible ASCII characters) or a new UUID, echoed in the
+ * response and put in the MDC ({@code requestId}) of every log line of the request, error pages
+ * included. Runs before everything else, so even a 401 or 413 carries it.
+ */
+public final class RequestIdFilter extends OncePerRequestFilter {
+
+    public static final String HEADER = "X-Request-ID";
+    public static final String MDC_KEY = "requestId";
+    static final int MAX_LENGTH = 64;
+
+    @Override
+    protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws ServletException, IOException {
+        String echoed = response.getHeader(HEADER);
+        String id = echoed != null ? echoed : accepted(request.getHeader(HEADER));
+        if (id == null) {
+            id = UUID.randomUUID().toString();
+        }
+        response.setHeader(HEADER, id);
+        String previous = MDC.get(MDC_KEY);
+        MDC.put(MDC_KEY, id);
+        try {
+            chain.doFilter(request, response);
+        } finally {
+            if (previous == null) {
+                MDC.remove(MDC_KEY);
+            } else {
+                MDC.put(MDC_KEY, previous);
+            }
+        }
+    }
+
+    @Override
+    protected boolean shouldNotFilterErrorDispatch() {
+        return false;
+    }
+
+    /** The caller's id when it is 1 to 64 visible ASCII characters, else null. */
+    static @Nullable String accepted(@Nullable String value) {
+        if (value == null || value.isEmpty() || value.length() > MAX_LENGTH) {
+            return null;
+        }
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c < 0x21 || c > 0x7E) {
+                return null;
+            }
+        }
+        return value;
+    }
+}

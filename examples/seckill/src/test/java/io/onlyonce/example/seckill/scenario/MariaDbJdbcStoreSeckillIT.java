@@ -1,0 +1,29 @@
+package io.onlyonce.example.seckill.scenario;
+
+import io.onlyonce.example.seckill.support.ExternalDatabases;
+import org.junit.jupiter.api.AfterAll;
+import org.springframework.test.context.ActiveProfiles;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/** The scenarios on MariaDB (a database of this class alone) with the JDBC stores in the same database. */
+@ActiveProfiles({"mysql"})
+class MariaDbJdbcStoreSeckillIT extends AbstractSeckillScenarios {
+
+    static final String DATABASE = ExternalDatabases.newName();
+
+    @DynamicPropertySource
+    static void database(DynamicPropertyRegistry registry) {
+        String url = ExternalDatabases.createMysql(DATABASE);
+        registry.add("spring.datasource.url", () -> url);
+        registry.add("spring.datasource.username", ExternalDatabases::mysqlUser);
+        registry.add("spring.datasource.password", ExternalDatabases::mysqlPassword);
+        registry.add("onlyonce.store", () -> "jdbc");
+    }
+
+    @AfterAll
+    static void dropDatabase() {
+        ExternalDatabases.dropMysql(DATABASE);
+
+    }
+}

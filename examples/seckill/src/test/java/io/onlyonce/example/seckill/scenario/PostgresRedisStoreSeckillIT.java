@@ -1,0 +1,38 @@
+package io.onlyonce.example.seckill.scenario;
+
+import io.onlyonce.example.seckill.support.ExternalDatabases;
+import io.onlyonce.example.seckill.support.Redis;
+import org.junit.jupiter.api.AfterAll;
+import org.springframework.test.context.ActiveProfiles;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/** The scenarios on PostgreSQL (a database of this class alone) with the Redis stores (shared server, a key prefix of its own). */
+@ActiveProfiles({"postgres", "redis"})
+class PostgresRedisStoreSeckillIT extends AbstractSeckillScenarios {
+
+    static final String DATABASE = ExternalDatabases.newName();
+    static final String PREFIX = Redis.newPrefix();
+
+    @DynamicPropertySource
+    static void database(DynamicPropertyRegistry registry) {
+        String url = ExternalDatabases.createPostgres(DATABASE);
+        registry.add("spring.datasource.url", () -> url);
+        registry.add("spring.datasource.username", ExternalDatabases::postgresUser);
+        registry.add("spring.datasource.password", ExternalDatabases::postgresPassword);
+        registry.add("onlyonce.redis.key-prefix", () -> PREFIX);
+        registry.add("spring.data.redis.host", Redis::sharedHost);
+        registry.add("spring.data.redis.port", Redis::sharedPort);
+    }
+
+    @AfterAll
+    static void dropDatabase() {
+        ExternalDatabases.dropPostgres(DATABASE);
+        Redis.deleteKeys(PREFIX);
+    }
+
+    @Override
+    protected boolean windowsFollowTheClock() {
+        return false;
+    }
+}

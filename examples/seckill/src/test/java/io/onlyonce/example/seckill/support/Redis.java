@@ -1,0 +1,116 @@
+package io.onlyonce.example.seckill.support;
+
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.io.File;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/** Redis for the integration tests: a random key prefix on the shared server, or a private server. */
+public final class Redis {
+
+    private Redis() {
+    }
+
+    public static String sharedHost() {
+        return System.getenv().getOrDefault("SECKILL_IT_REDIS_HOST", "127.0.0.1");
+    }
+
+    public static int sharedPort() {
+        return Integer.parseInt(System.getenv().getOrDefault("SECKILL_IT_REDIS_PORT", "6379"));
+    }
+
+    /** A key prefix no other test class uses. */
+    public static String newPrefix() {
+        return "oo:seckill-it:" + UUID.randomUUID().toString().substring(0, 8) + ":";
+    }
+
+    /** Deletes every key under {@code prefix} on the shared server (never FLUSHALL there). */
+    public static void deleteKeys(String prefix) {
+        RedisClient client = RedisClient.create(RedisURI.create(sharedHost(), sharedPort()));
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            ScanCursor cursor = ScanCursor.INITIAL;
+            do {
+                KeyScanCursor<String> page = connection.sync().scan(cursor, ScanArgs.Builder.matches(prefix + "*").limit(500));
+                if (!page.getKeys().isEmpty()) {
+                    connection.sync().del(page.getKeys().toArray(String[]::new));
+                }
+                cursor = page;
+            } while (!cursor.isFinished());
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    /** A redis-server of one test class alone, on a free port, that may be flushed at will. */
+    public static final class Private implements AutoCloseable {
+
+        private final Process process;
+        private final int port;
+
+        private Private(Process process, int port) {
+            this.process = process;
+            this.port = port;
+        }
+
+        public static Private start() {
+            int port = freePort();
+            try {
+                File log = File.createTempFile("seckill-redis-" + port, ".log");
+                Process process = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
+                        "--save", "", "--appendonly", "no", "--protected-mode", "no")
+                        .redirectErrorStream(true).redirectOutput(log).start();
+                long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+                while (!accepts(port)) {
+                    if (!process.isAlive() || System.nanoTime() > deadline) {
+                        process.destroyForcibly();
+                        throw new IllegalStateException("redis-server did not start on port " + port + " (see " + log + ")");
+                    }
+                    LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
+                }
+                return new Private(process, port);
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot start redis-server (is it installed?)", e);
+            }
+        }
+
+        public int port() {
+            return port;
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            process.destroy();
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+        }
+
+        private static boolean accepts(int port) {
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
+                return true;
+            } catch (IOException e) {
+                return false;
+            }
+        }
+
+        private static int freePort() {
+            try (ServerSocket socket = new ServerSocket(0)) {
+                return socket.getLocalPort();
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+}

@@ -34,7 +34,7 @@ import java.util.UUID;
 /**
  * Claim+complete cycles per second of each idempotency store at N concurrent clients, next to the
  * raw server limit for the same work measured in the same run: redis-benchmark running equivalent
- * Lua scripts (claim, then complete with a 200-byte response) and pgbench running
+ * Lua scripts with EVALSHA (claim, then complete with a 200-byte response) and pgbench running
  * {@code INSERT ... ON CONFLICT DO NOTHING} + {@code UPDATE}. Prints the ratio store / raw.
  *
  * <pre>bench/run.sh StoreThroughputBench [--seconds=10] [--warmup=3] [--clients=50] [--stores=memory,redis,redis-cluster,postgres,mariadb,h2]</pre>
@@ -42,7 +42,7 @@ import java.util.UUID;
 public final class StoreThroughputBench {
 
     private static final Duration LEASE = Duration.ofSeconds(30);
-    private static final Duration RETENTION = Duration.ofMinutes(5);
+    private static final Duration RETENTION = Duration.ofMinutes(1);
     private static final StoredResponse RESPONSE = StoredResponse.of(201, new byte[200]);
 
     /** Equivalent of the claim script: read the key, write an IN_PROGRESS value with a TTL. */
@@ -87,17 +87,23 @@ public final class StoreThroughputBench {
                 case "memory" -> rate = run(new InMemoryIdempotencyStore(), clients, warmup, seconds);
                 case "redis" -> {
                     RedisClient client = RedisClient.create(redisUri);
+                    String prefix = prefix();
                     try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
-                        rate = run(RedisIdempotencyStore.standalone(connection, new RedisStoreConfig(prefix(), 256)), clients, warmup, seconds);
+                        rate = run(RedisIdempotencyStore.standalone(connection, new RedisStoreConfig(prefix, 256)), clients, warmup, seconds);
                     } finally {
                         client.shutdown();
+                        unlink(RedisURI.create(redisUri), prefix);
                     }
                     raw = rawRedis;
                 }
                 case "redis-cluster" -> {
                     RedisClusterClient client = RedisClusterClient.create(RedisURI.create(clusterUri));
+                    String prefix = prefix();
                     try (StatefulRedisClusterConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
-                        rate = run(RedisIdempotencyStore.cluster(connection, new RedisStoreConfig(prefix(), 256)), clients, warmup, seconds);
+                        rate = run(RedisIdempotencyStore.cluster(connection, new RedisStoreConfig(prefix, 256)), clients, warmup, seconds);
+                        for (var node : connection.getPartitions()) {
+                            unlink(node.getUri(), prefix);
+                        }
                     } finally {
                         client.shutdown();
                     }
@@ -186,19 +192,26 @@ public final class StoreThroughputBench {
         String port = Integer.toString(parsed.getPort());
         long now = Instant.now().toEpochMilli();
         String inProgress = "P" + String.format("%013d", now + 30_000) + "o".repeat(22) + "f".repeat(32);
-        String completed = "C" + String.format("%013d", now + 300_000) + "o".repeat(22) + "f".repeat(32) + "r".repeat(215);
+        String completed = "C" + String.format("%013d", now + 60_000) + "o".repeat(22) + "f".repeat(32) + "r".repeat(215);
         int requests = Math.max(100_000, 20_000 * seconds);
         double claim = redisBenchmark(host, port, clients, requests, RAW_CLAIM, Long.toString(now), inProgress, "30000");
-        double complete = redisBenchmark(host, port, clients, requests, RAW_COMPLETE, Long.toString(now), "o".repeat(22), completed, "300000");
-        Harness.exec(List.of("sh", "-c", "redis-cli -h " + host + " -p " + port
-                + " --scan --pattern 'oo-raw:*' | xargs -r -n 500 redis-cli -h " + host + " -p " + port + " unlink > /dev/null"));
+        double complete = redisBenchmark(host, port, clients, requests, RAW_COMPLETE, Long.toString(now), "o".repeat(22), completed, "60000");
+        unlink(parsed, "oo-raw:");
         return 1 / (1 / claim + 1 / complete);
     }
 
+    /** Deletes the keys a run left behind on one server. */
+    private static void unlink(RedisURI server, String prefix) throws Exception {
+        String cli = "redis-cli -h " + server.getHost() + " -p " + server.getPort();
+        Harness.exec(List.of("sh", "-c", cli + " --scan --pattern '" + prefix + "*' | xargs -r -n 1000 " + cli + " unlink > /dev/null"));
+    }
+
+    /** Loads {@code script} (SCRIPT LOAD) and runs it with EVALSHA, as the store does. */
     private static double redisBenchmark(String host, String port, int clients, int requests, String script, String... args)
             throws Exception {
+        String sha = Harness.exec(List.of("redis-cli", "-h", host, "-p", port, "SCRIPT", "LOAD", script)).trim();
         List<String> command = new ArrayList<>(List.of("redis-benchmark", "-h", host, "-p", port, "-c", Integer.toString(clients),
-                "-n", Integer.toString(requests), "-r", "100000000", "-q", "EVAL", script, "1", "oo-raw:__rand_int__"));
+                "-n", Integer.toString(requests), "-r", "100000000", "-q", "EVALSHA", sha, "1", "oo-raw:__rand_int__"));
         command.addAll(List.of(args));
         String output = Harness.exec(command);
         return Harness.number(output, "([0-9.]+) requests per second");

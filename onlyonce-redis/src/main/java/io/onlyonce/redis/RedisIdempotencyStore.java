@@ -5,7 +5,7 @@ import static io.onlyonce.redis.internal.ScriptArgs.ttlMillis;
 
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.lettuce.core.api.StatefulConnection;
 import io.onlyonce.Fingerprint;
 import io.onlyonce.IdempotencyKey;
 import io.onlyonce.StoredResponse;
@@ -72,8 +72,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private final RedisScriptExecutor redis;
     private final RedisKeys keys;
 
-    private RedisIdempotencyStore(RedisClusterCommands<byte[], byte[]> commands, RedisStoreConfig config) {
-        this.redis = new RedisScriptExecutor(commands);
+    private RedisIdempotencyStore(StatefulConnection<byte[], byte[]> connection, RedisStoreConfig config) {
+        this.redis = RedisScriptExecutor.of(connection);
         this.keys = new RedisKeys(config.keyPrefix());
     }
 
@@ -83,13 +83,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      */
     public static RedisIdempotencyStore standalone(
             StatefulRedisConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisIdempotencyStore(connection.sync(), config);
+        return new RedisIdempotencyStore(connection, config);
     }
 
     /** A store on a Redis Cluster. The connection must use {@code ByteArrayCodec}. */
     public static RedisIdempotencyStore cluster(
             StatefulRedisClusterConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisIdempotencyStore(connection.sync(), config);
+        return new RedisIdempotencyStore(connection, config);
     }
 
     @Override

@@ -5,7 +5,7 @@ import static io.onlyonce.redis.internal.ScriptArgs.ttlMillis;
 
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.lettuce.core.api.StatefulConnection;
 import io.onlyonce.redis.internal.LuaScript;
 import io.onlyonce.redis.internal.RedisKeys;
 import io.onlyonce.redis.internal.RedisScriptExecutor;
@@ -74,8 +74,8 @@ public final class RedisTokenStore implements TokenStore {
     private final RedisKeys keys;
     private final int shards;
 
-    private RedisTokenStore(RedisClusterCommands<byte[], byte[]> commands, RedisStoreConfig config) {
-        this.redis = new RedisScriptExecutor(commands);
+    private RedisTokenStore(StatefulConnection<byte[], byte[]> connection, RedisStoreConfig config) {
+        this.redis = RedisScriptExecutor.of(connection);
         this.keys = new RedisKeys(config.keyPrefix());
         this.shards = config.tokenShards();
     }
@@ -86,13 +86,13 @@ public final class RedisTokenStore implements TokenStore {
      */
     public static RedisTokenStore standalone(
             StatefulRedisConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisTokenStore(connection.sync(), config);
+        return new RedisTokenStore(connection, config);
     }
 
     /** A store on a Redis Cluster. The connection must use {@code ByteArrayCodec}. */
     public static RedisTokenStore cluster(
             StatefulRedisClusterConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisTokenStore(connection.sync(), config);
+        return new RedisTokenStore(connection, config);
     }
 
     @Override

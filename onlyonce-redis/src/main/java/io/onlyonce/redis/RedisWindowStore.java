@@ -5,7 +5,7 @@ import static io.onlyonce.redis.internal.ScriptArgs.ttlMillis;
 
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.lettuce.core.api.StatefulConnection;
 import io.onlyonce.Fingerprint;
 import io.onlyonce.redis.internal.LuaScript;
 import io.onlyonce.redis.internal.RedisKeys;
@@ -40,8 +40,8 @@ public final class RedisWindowStore implements WindowStore {
     private final RedisScriptExecutor redis;
     private final RedisKeys keys;
 
-    private RedisWindowStore(RedisClusterCommands<byte[], byte[]> commands, RedisStoreConfig config) {
-        this.redis = new RedisScriptExecutor(commands);
+    private RedisWindowStore(StatefulConnection<byte[], byte[]> connection, RedisStoreConfig config) {
+        this.redis = RedisScriptExecutor.of(connection);
         this.keys = new RedisKeys(config.keyPrefix());
     }
 
@@ -51,13 +51,13 @@ public final class RedisWindowStore implements WindowStore {
      */
     public static RedisWindowStore standalone(
             StatefulRedisConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisWindowStore(connection.sync(), config);
+        return new RedisWindowStore(connection, config);
     }
 
     /** A store on a Redis Cluster. The connection must use {@code ByteArrayCodec}. */
     public static RedisWindowStore cluster(
             StatefulRedisClusterConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisWindowStore(connection.sync(), config);
+        return new RedisWindowStore(connection, config);
     }
 
     @Override

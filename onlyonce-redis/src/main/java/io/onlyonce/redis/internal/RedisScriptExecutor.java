@@ -3,14 +3,20 @@ package io.onlyonce.redis.internal;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.lettuce.core.LettuceFutures;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import io.onlyonce.StoreUnavailableException;
 import java.util.concurrent.CancellationException;
-import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Runs the stores' Lua scripts and single commands on one synchronous Lettuce API, standalone
+ * Runs the stores' Lua scripts and single commands on one Lettuce connection, standalone
  * (also through Sentinel) or Cluster alike, and turns every Lettuce failure into a
  * {@link StoreUnavailableException}.
  *
@@ -26,19 +32,37 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RedisScriptExecutor {
 
-    private final RedisClusterCommands<byte[], byte[]> commands;
+    private final RedisClusterAsyncCommands<byte[], byte[]> commands;
+    private final Duration timeout;
+
+    private RedisScriptExecutor(RedisClusterAsyncCommands<byte[], byte[]> commands, Duration timeout) {
+        this.commands = commands;
+        this.timeout = timeout;
+    }
 
     /**
-     * @param commands the synchronous API of a standalone connection ({@code RedisCommands}) or of
-     *     a Cluster connection ({@code RedisAdvancedClusterCommands}); both extend this type
+     * An executor on a standalone (or Sentinel) or a Cluster connection. Calls wait for their
+     * answer at most the connection's command timeout. The asynchronous API is used directly, and
+     * the caller waits on the future: the same semantics as Lettuce's synchronous API without its
+     * reflective dispatch on every call.
      */
-    public RedisScriptExecutor(RedisClusterCommands<byte[], byte[]> commands) {
-        this.commands = commands;
+    public static RedisScriptExecutor of(StatefulConnection<byte[], byte[]> connection) {
+        if (connection instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster) {
+            return new RedisScriptExecutor(cluster.async(), connection.getTimeout());
+        }
+        if (connection instanceof StatefulRedisConnection<byte[], byte[]> standalone) {
+            return new RedisScriptExecutor(standalone.async(), connection.getTimeout());
+        }
+        throw new IllegalArgumentException("a standalone or Cluster connection is required");
     }
 
     /** Runs a script that answers an integer. */
     public long runForInteger(String operation, LuaScript script, byte[] key, byte[]... args) {
-        return this.<Long>run(operation, script, ScriptOutputType.INTEGER, key, args);
+        Long result = run(operation, script, ScriptOutputType.INTEGER, key, args);
+        if (result == null) {
+            throw new StoreUnavailableException(operation, new IllegalStateException("script answered nil"));
+        }
+        return result;
     }
 
     /** Runs a script that answers a bulk string or nil. */
@@ -48,31 +72,32 @@ public final class RedisScriptExecutor {
 
     /** {@code GET key}. */
     public byte @Nullable [] get(String operation, byte[] key) {
-        return call(operation, () -> commands.get(key));
-    }
-
-    private <T extends @Nullable Object> T run(
-            String operation, LuaScript script, ScriptOutputType type, byte[] key, byte[][] args) {
-        byte[][] keys = {key};
-        return call(operation, () -> {
-            try {
-                return commands.<T>evalsha(script.sha(), type, keys, args);
-            } catch (RedisNoScriptException e) {
-                return commands.<T>eval(script.source(), type, keys, args);
-            }
-        });
-    }
-
-    /**
-     * Runs one Lettuce call. A {@link RedisException} is every failure Lettuce reports (refused
-     * connection, timeout, an error reply); a {@link CancellationException} surfaces when the
-     * connection closes while the command is in flight.
-     */
-    private static <T extends @Nullable Object> T call(String operation, Supplier<T> command) {
         try {
-            return command.get();
+            return await(commands.get(key));
         } catch (RedisException | CancellationException e) {
             throw new StoreUnavailableException(operation, e);
         }
+    }
+
+    private <T> @Nullable T run(String operation, LuaScript script, ScriptOutputType type, byte[] key, byte[][] args) {
+        byte[][] keys = {key};
+        try {
+            try {
+                return await(commands.<T>evalsha(script.sha(), type, keys, args));
+            } catch (RedisNoScriptException e) {
+                return await(commands.<T>eval(script.source(), type, keys, args));
+            }
+        } catch (RedisException | CancellationException e) {
+            throw new StoreUnavailableException(operation, e);
+        }
+    }
+
+    /**
+     * Waits for one answer. Lettuce reports every failure as a {@link RedisException} (refused
+     * connection, timeout, an error reply); a {@link CancellationException} surfaces when the
+     * connection closes while the command is in flight.
+     */
+    private <T> @Nullable T await(RedisFuture<T> future) {
+        return LettuceFutures.awaitOrCancel(future, timeout.toNanos(), TimeUnit.NANOSECONDS);
     }
 }

@@ -43,6 +43,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private static final int MAX_CLAIM_ATTEMPTS = 16;
 
     private final DataSource dataSource;
+    private final boolean joinTransactions;
     private final IdempotencySql sql;
 
     /** A store on the default table {@code onlyonce_idempotency}. */
@@ -53,6 +54,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     /** A store on {@link JdbcStoreConfig#idempotencyTable()}. */
     public JdbcIdempotencyStore(DataSource dataSource, JdbcDialect dialect, JdbcStoreConfig config) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.joinTransactions = config.joinTransactions();
         this.sql = new IdempotencySql(Objects.requireNonNull(dialect, "dialect"), config.idempotencyTable());
     }
 
@@ -61,7 +63,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         OwnerToken owner = OwnerToken.random();
         long nowMillis = now.toEpochMilli();
         long expiresAtMillis = now.plus(lease).toEpochMilli();
-        return Jdbc.run(dataSource, "claim", connection -> {
+        return Jdbc.run(dataSource, joinTransactions, "claim", connection -> {
             for (int attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
                 if (insert(connection, key, fingerprint, owner, nowMillis, expiresAtMillis)
                         || takeOver(connection, key, fingerprint, owner, nowMillis, expiresAtMillis)) {
@@ -80,7 +82,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean complete(IdempotencyKey key, OwnerToken owner, StoredResponse response, Instant now, Duration retention) {
         long expiresAtMillis = now.plus(retention).toEpochMilli();
-        return Jdbc.run(dataSource, "complete", connection -> {
+        return Jdbc.run(dataSource, joinTransactions, "complete", connection -> {
             try (PreparedStatement update = connection.prepareStatement(sql.complete())) {
                 update.setLong(1, expiresAtMillis);
                 update.setInt(2, response.status());
@@ -96,7 +98,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean release(IdempotencyKey key, OwnerToken owner, Instant now) {
-        return Jdbc.run(dataSource, "release", connection -> {
+        return Jdbc.run(dataSource, joinTransactions, "release", connection -> {
             try (PreparedStatement delete = connection.prepareStatement(sql.release())) {
                 int index = sql.bindKey(delete, 1, key);
                 delete.setString(index, owner.value());
@@ -108,7 +110,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     @Override
     public Optional<IdempotencyRecord> find(IdempotencyKey key, Instant now) {
-        return Jdbc.run(dataSource, "find",
+        return Jdbc.run(dataSource, joinTransactions, "find",
                 connection -> Optional.ofNullable(selectLive(connection, key, now.toEpochMilli())));
     }
 
@@ -124,7 +126,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         if (batchSize < 1) {
             throw new IllegalArgumentException("batchSize must be positive");
         }
-        return Jdbc.run(dataSource, "purge",
+        return Jdbc.run(dataSource, joinTransactions, "purge",
                 connection -> sql.expiredRows().purge(connection, now.toEpochMilli(), batchSize));
     }
 

@@ -10,8 +10,12 @@ import java.util.regex.Pattern;
  * @param idempotencyTable the table of {@link JdbcIdempotencyStore}
  * @param tokenTable the table of {@link JdbcTokenStore}
  * @param windowTable the table of {@link JdbcWindowStore}
+ * @param joinTransactions whether the stores run inside the caller's transaction (a data source
+ *     such as Spring's {@code TransactionAwareDataSourceProxy} hands them its connection) and so
+ *     never commit; by default ({@code false}) each operation is durable when it returns: the store
+ *     commits its own work when the pool hands out connections with autocommit off
  */
-public record JdbcStoreConfig(String idempotencyTable, String tokenTable, String windowTable) {
+public record JdbcStoreConfig(String idempotencyTable, String tokenTable, String windowTable, boolean joinTransactions) {
 
     /** Default name of the idempotency table. */
     public static final String DEFAULT_IDEMPOTENCY_TABLE = "onlyonce_idempotency";
@@ -35,6 +39,11 @@ public record JdbcStoreConfig(String idempotencyTable, String tokenTable, String
         }
     }
 
+    /** These table names; every operation durable when it returns. */
+    public JdbcStoreConfig(String idempotencyTable, String tokenTable, String windowTable) {
+        this(idempotencyTable, tokenTable, windowTable, false);
+    }
+
     /** The default names: {@code onlyonce_idempotency}, {@code onlyonce_token}, {@code onlyonce_window}. */
     public static JdbcStoreConfig defaults() {
         return new JdbcStoreConfig(DEFAULT_IDEMPOTENCY_TABLE, DEFAULT_TOKEN_TABLE, DEFAULT_WINDOW_TABLE);
@@ -42,17 +51,22 @@ public record JdbcStoreConfig(String idempotencyTable, String tokenTable, String
 
     /** A copy with another idempotency table. */
     public JdbcStoreConfig withIdempotencyTable(String name) {
-        return new JdbcStoreConfig(name, tokenTable, windowTable);
+        return new JdbcStoreConfig(name, tokenTable, windowTable, joinTransactions);
     }
 
     /** A copy with another token table. */
     public JdbcStoreConfig withTokenTable(String name) {
-        return new JdbcStoreConfig(idempotencyTable, name, windowTable);
+        return new JdbcStoreConfig(idempotencyTable, name, windowTable, joinTransactions);
     }
 
     /** A copy with another window table. */
     public JdbcStoreConfig withWindowTable(String name) {
-        return new JdbcStoreConfig(idempotencyTable, tokenTable, name);
+        return new JdbcStoreConfig(idempotencyTable, tokenTable, name, joinTransactions);
+    }
+
+    /** A copy whose stores run inside the caller's transaction ({@code true}) or commit their own work. */
+    public JdbcStoreConfig withJoinTransactions(boolean join) {
+        return new JdbcStoreConfig(idempotencyTable, tokenTable, windowTable, join);
     }
 
     private static void check(String what, String name) {

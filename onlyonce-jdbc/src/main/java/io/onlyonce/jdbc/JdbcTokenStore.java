@@ -22,6 +22,7 @@ import javax.sql.DataSource;
 public final class JdbcTokenStore implements TokenStore {
 
     private final DataSource dataSource;
+    private final boolean joinTransactions;
     private final InsertIfAbsent save;
     private final String consume;
     private final String restore;
@@ -35,6 +36,7 @@ public final class JdbcTokenStore implements TokenStore {
     /** A store on {@link JdbcStoreConfig#tokenTable()}. */
     public JdbcTokenStore(DataSource dataSource, JdbcDialect dialect, JdbcStoreConfig config) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.joinTransactions = config.joinTransactions();
         Objects.requireNonNull(dialect, "dialect");
         String table = config.tokenTable();
         this.save = new InsertIfAbsent(dialect, table, "id, status, expires_at_ms", "?, 'CREATED', ?");
@@ -46,7 +48,7 @@ public final class JdbcTokenStore implements TokenStore {
     /** Records the token as CREATED; a token already saved is left as it is. */
     @Override
     public void save(OneTimeToken token, Instant now) {
-        Jdbc.run(dataSource, "token save", connection -> {
+        Jdbc.run(dataSource, joinTransactions, "token save", connection -> {
             try (PreparedStatement insert = connection.prepareStatement(save.sql())) {
                 insert.setString(1, token.id());
                 insert.setLong(2, token.expiresAt().toEpochMilli());
@@ -77,12 +79,12 @@ public final class JdbcTokenStore implements TokenStore {
         if (batchSize < 1) {
             throw new IllegalArgumentException("batchSize must be positive");
         }
-        return Jdbc.run(dataSource, "token purge",
+        return Jdbc.run(dataSource, joinTransactions, "token purge",
                 connection -> expiredRows.purge(connection, now.toEpochMilli(), batchSize));
     }
 
     private boolean update(String operation, String statement, OneTimeToken token, Instant now) {
-        return Jdbc.run(dataSource, operation, connection -> {
+        return Jdbc.run(dataSource, joinTransactions, operation, connection -> {
             try (PreparedStatement update = connection.prepareStatement(statement)) {
                 update.setString(1, token.id());
                 update.setLong(2, now.toEpochMilli());

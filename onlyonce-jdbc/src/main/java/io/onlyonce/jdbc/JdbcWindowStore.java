@@ -31,6 +31,7 @@ public final class JdbcWindowStore implements WindowStore {
     private static final int MAX_ATTEMPTS = 16;
 
     private final DataSource dataSource;
+    private final boolean joinTransactions;
     private final InsertIfAbsent open;
     private final String reopen;
     private final String selectOpen;
@@ -44,6 +45,7 @@ public final class JdbcWindowStore implements WindowStore {
     /** A store on {@link JdbcStoreConfig#windowTable()}. */
     public JdbcWindowStore(DataSource dataSource, JdbcDialect dialect, JdbcStoreConfig config) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.joinTransactions = config.joinTransactions();
         Objects.requireNonNull(dialect, "dialect");
         String table = config.windowTable();
         this.open = new InsertIfAbsent(dialect, table, "fingerprint, window_end_ms", "?, ?");
@@ -57,7 +59,7 @@ public final class JdbcWindowStore implements WindowStore {
         String hex = fingerprint.hex();
         long nowMillis = now.toEpochMilli();
         long endMillis = now.plus(window).toEpochMilli();
-        return Jdbc.run(dataSource, "window check", connection -> {
+        return Jdbc.run(dataSource, joinTransactions, "window check", connection -> {
             for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
                 if (insert(connection, hex, endMillis) || reopen(connection, hex, endMillis, nowMillis)) {
                     return true;
@@ -83,7 +85,7 @@ public final class JdbcWindowStore implements WindowStore {
         if (batchSize < 1) {
             throw new IllegalArgumentException("batchSize must be positive");
         }
-        return Jdbc.run(dataSource, "window purge",
+        return Jdbc.run(dataSource, joinTransactions, "window purge",
                 connection -> expiredRows.purge(connection, now.toEpochMilli(), batchSize));
     }
 

@@ -20,6 +20,11 @@ import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
+import io.onlyonce.store.RecordStatus;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+import javax.sql.DataSource;
+import java.sql.SQLException;
+import java.sql.Connection;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -195,7 +200,8 @@ abstract class AbstractJdbcIdempotencyStoreTest extends AbstractIdempotencyStore
 
         JdbcTemplate jdbc = new JdbcTemplate(database().dataSource());
         JdbcIdempotencyStore inTransaction = new JdbcIdempotencyStore(
-                new TransactionAwareDataSourceProxy(database().dataSource()), database().dialect());
+                new TransactionAwareDataSourceProxy(database().dataSource()), database().dialect(),
+                JdbcStoreConfig.defaults().withJoinTransactions(true));
         new TransactionTemplate(new DataSourceTransactionManager(database().dataSource())).executeWithoutResult(tx -> {
             jdbc.update("INSERT INTO user_orders (id) VALUES (?)", firstOrder);
             assertThat(inTransaction.claim(taken, fingerprint("a"), now, LEASE)).isInstanceOf(ClaimResult.Existing.class);
@@ -209,11 +215,32 @@ abstract class AbstractJdbcIdempotencyStoreTest extends AbstractIdempotencyStore
     }
 
     @Test
+    void writesAreDurableWhenThePoolHandsOutConnectionsWithoutAutocommit() throws Exception {
+        Instant now = clock.instant();
+        IdempotencyKey key = key();
+        DataSource noAutocommit = new DelegatingDataSource(database().dataSource()) {
+            @Override
+            public Connection getConnection() throws SQLException {
+                Connection connection = super.getConnection();
+                connection.setAutoCommit(false);
+                return connection;
+            }
+        };
+        JdbcIdempotencyStore manual = new JdbcIdempotencyStore(noAutocommit, database().dialect());
+        ClaimResult claim = manual.claim(key, fingerprint("a"), now, LEASE);
+        assertThat(claim).isInstanceOf(ClaimResult.Claimed.class);
+        assertThat(store.find(key, now)).as("visible to another connection: committed").isPresent();
+        assertThat(manual.complete(key, ((ClaimResult.Claimed) claim).owner(), response(), now, RETENTION)).isTrue();
+        assertThat(store.find(key, now).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+    }
+
+    @Test
     void claimInsideATransactionRollsBackWithIt() {
         Instant now = clock.instant();
         IdempotencyKey key = key();
         JdbcIdempotencyStore inTransaction = new JdbcIdempotencyStore(
-                new TransactionAwareDataSourceProxy(database().dataSource()), database().dialect());
+                new TransactionAwareDataSourceProxy(database().dataSource()), database().dialect(),
+                JdbcStoreConfig.defaults().withJoinTransactions(true));
         new TransactionTemplate(new DataSourceTransactionManager(database().dataSource())).executeWithoutResult(tx -> {
             assertThat(inTransaction.claim(key, fingerprint("a"), now, LEASE)).isInstanceOf(ClaimResult.Claimed.class);
             tx.setRollbackOnly();

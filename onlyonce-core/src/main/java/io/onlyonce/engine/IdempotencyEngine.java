@@ -169,6 +169,15 @@ public final class IdempotencyEngine {
                 return release(holder) ? Outcome.Recording.RELEASED : Outcome.Recording.LEASE_LOST;
             } catch (StoreUnavailableException e) {
                 return Outcome.Recording.NOT_RECORDED;
+            } catch (RuntimeException unstorable) {
+                // the response could not be encoded (a store limit, say): free the key so a retry
+                // executes rather than waiting for the lease
+                try {
+                    release(holder);
+                } catch (StoreUnavailableException e) {
+                    unstorable.addSuppressed(e);
+                }
+                return Outcome.Recording.NOT_RECORDED;
             }
         }
 

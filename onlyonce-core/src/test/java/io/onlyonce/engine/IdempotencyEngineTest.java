@@ -120,4 +120,37 @@ class IdempotencyEngineTest {
         assertThat(engine.admit(key, fp, IdempotencyConfig.ofDefaults()))
                 .isEqualTo(new Admission.Decided(new Outcome.Replayed(ok)));
     }
+
+    @Test
+    void aResponseTheStoreCannotEncodeFreesTheKey() {
+        InMemoryIdempotencyStore memory = new InMemoryIdempotencyStore(clock, 100);
+        IdempotencyStore rejectsLargeHeaders = new IdempotencyStore() {
+            @Override
+            public ClaimResult claim(IdempotencyKey k, Fingerprint f, Instant now, Duration lease) {
+                return memory.claim(k, f, now, lease);
+            }
+
+            @Override
+            public boolean complete(IdempotencyKey k, OwnerToken owner, StoredResponse response, Instant now, Duration retention) {
+                io.onlyonce.store.StoredResponseCodec.encode(response);
+                return memory.complete(k, owner, response, now, retention);
+            }
+
+            @Override
+            public boolean release(IdempotencyKey k, OwnerToken owner, Instant now) {
+                return memory.release(k, owner, now);
+            }
+
+            @Override
+            public Optional<IdempotencyRecord> find(IdempotencyKey k, Instant now) {
+                return memory.find(k, now);
+            }
+        };
+        StoredResponse huge = new StoredResponse(200,
+                java.util.List.of(new StoredResponse.Header("X-Huge", "x".repeat(70_000))), new byte[0]);
+        Outcome outcome = IdempotencyEngine.builder(rejectsLargeHeaders).clock(clock).build()
+                .execute(key, fp, IdempotencyConfig.ofDefaults(), () -> huge);
+        assertThat(outcome).isEqualTo(new Outcome.Executed(huge, Outcome.Recording.NOT_RECORDED));
+        assertThat(memory.find(key, clock.instant())).as("released, so a retry executes").isEmpty();
+    }
 }

@@ -109,7 +109,8 @@ class OnlyOnceWebConfiguration {
     @ConditionalOnMissingBean(name = IdempotentMethodValidator.ADVISOR_BEAN_NAME)
     static Advisor onlyOnceAdvisor(ObjectProvider<IdempotentMethodInterceptor> interceptor) {
         Advice lazy = (org.aopalliance.intercept.MethodInterceptor) invocation -> interceptor.getObject().invoke(invocation);
-        return new DefaultPointcutAdvisor(AnnotationMatchingPointcut.forMethodAnnotation(Idempotent.class), lazy);
+        // checkInherited: an @Idempotent on an interface method (generated API interfaces) applies too
+        return new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, Idempotent.class, true), lazy);
     }
 
     @Bean

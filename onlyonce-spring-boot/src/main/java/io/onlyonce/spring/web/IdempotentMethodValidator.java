@@ -59,7 +59,7 @@ public final class IdempotentMethodValidator implements BeanPostProcessor, BeanF
         ReflectionUtils.doWithMethods(type, method -> {
             annotated[0] = true;
             problems.addAll(check(type, method));
-        }, method -> method.isAnnotationPresent(Idempotent.class));
+        }, IdempotentMethodValidator::isIdempotent);
         if (!problems.isEmpty()) {
             throw new BeanInitializationException("@Idempotent cannot apply in bean '" + beanName + "': "
                     + String.join("; ", problems));
@@ -105,12 +105,17 @@ public final class IdempotentMethodValidator implements BeanPostProcessor, BeanF
         if (!advised) {
             List<String> methods = new ArrayList<>();
             ReflectionUtils.doWithMethods(type, m -> methods.add(type.getSimpleName() + "." + m.getName()),
-                    m -> m.isAnnotationPresent(Idempotent.class));
+                    IdempotentMethodValidator::isIdempotent);
             throw new BeanInitializationException("@Idempotent methods " + methods + " of bean '" + beanName
                     + "' would run unprotected: the bean is not proxied with the OnlyOnce advisor '"
                     + ADVISOR_BEAN_NAME + "'. Spring's auto-proxying must be on (do not set spring.aop.auto=false, "
                     + "or register an auto-proxy creator yourself).");
         }
+    }
+
+    /** Whether {@code method} carries {@link Idempotent}, also through an interface or superclass it implements. */
+    static boolean isIdempotent(Method method) {
+        return AnnotatedElementUtils.hasAnnotation(method, Idempotent.class);
     }
 
     static List<String> check(Class<?> type, Method method) {

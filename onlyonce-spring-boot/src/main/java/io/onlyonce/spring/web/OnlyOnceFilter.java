@@ -64,6 +64,13 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
             fail(wrappedRequest, failure);
             throw failure;
         }
+        if (wrappedRequest.isAsyncStarted()) {
+            // the handler went asynchronous (a CompletableFuture behind a declared Object, say): its
+            // answer is written later, on another thread, and cannot be recorded: free the key
+            fail(wrappedRequest, new IllegalStateException("asynchronous response cannot be recorded"));
+            wrappedResponse.copyBodyToResponse();
+            return;
+        }
         PendingExecution pending = (PendingExecution) wrappedRequest.getAttribute(PendingExecution.ATTRIBUTE);
         if (pending != null && !wrappedResponse.isErrorSent()) {
             wrappedRequest.removeAttribute(PendingExecution.ATTRIBUTE);

@@ -40,10 +40,15 @@ final class TokenScopes {
             if (value == null) {
                 throw new IllegalStateException("no path variable '" + matcher.group(1) + "' for token scope " + scope);
             }
-            matcher.appendReplacement(resolved, Matcher.quoteReplacement(value.toString()));
+            matcher.appendReplacement(resolved, Matcher.quoteReplacement(escape(value.toString())));
         }
         matcher.appendTail(resolved);
         return resolved.toString();
+    }
+
+    /** A path value with {@code %}, {@code :} and braces escaped, so two value splits never give one scope. */
+    private static String escape(String value) {
+        return value.replace("%", "%25").replace(":", "%3A").replace("{", "%7B").replace("}", "%7D");
     }
 
     /** Placeholders of {@code scope} that are not path variables of every mapping of {@code method}. */

@@ -126,6 +126,33 @@ class IdempotentStartupValidationTest {
         });
     }
 
+    /** An API interface as OpenAPI generators write them, carrying the mapping and the annotation. */
+    interface OrdersApi {
+        @PostMapping("/api-orders")
+        @Idempotent
+        String create();
+    }
+
+    @RestController
+    static class InterfaceAnnotatedController implements OrdersApi {
+        @Override
+        public String create() {
+            return "ok";
+        }
+    }
+
+    @Test
+    void anAnnotationOnTheImplementedInterfaceMethodIsApplied() {
+        web.withBean(InterfaceAnnotatedController.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            Object controller = context.getBean(InterfaceAnnotatedController.class);
+            assertThat(AopUtils.isAopProxy(controller)).isTrue();
+            assertThat(((Advised) controller).getAdvisors()).contains(context.getBean("onlyOnceAdvisor", Advisor.class));
+            assertThat(AopUtils.canApply(context.getBean("onlyOnceAdvisor", Advisor.class),
+                    InterfaceAnnotatedController.class)).isTrue();
+        });
+    }
+
     @Test
     void aPrivateMethodFailsStartUp() {
         web.withBean(PrivateMethodController.class).run(context -> {

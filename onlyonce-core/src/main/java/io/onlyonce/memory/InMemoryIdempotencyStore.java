@@ -25,12 +25,15 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
     private final ConcurrentMap<IdempotencyKey, IdempotencyRecord> records;
 
-    /** A store whose memory reclamation follows {@code clock}, holding at most {@code maximumSize} records. */
+    /** A store whose memory reclamation follows {@code clock}, holding at most {@code maximumSize} completed records. */
     public InMemoryIdempotencyStore(InstantSource clock, long maximumSize) {
         Ticker ticker = ClockTicker.of(clock);
+        // records in progress weigh nothing: eviction at the size bound may drop completed
+        // records (their keys execute again), never a claim that is still running
         Cache<IdempotencyKey, IdempotencyRecord> cache = Caffeine.newBuilder()
                 .ticker(ticker)
-                .maximumSize(maximumSize)
+                .maximumWeight(maximumSize)
+                .weigher((IdempotencyKey key, IdempotencyRecord record) -> record.status() == RecordStatus.IN_PROGRESS ? 0 : 1)
                 .expireAfter(ClockTicker.<IdempotencyKey, IdempotencyRecord>until(ticker, IdempotencyRecord::expiresAt))
                 .build();
         this.records = cache.asMap();

@@ -15,6 +15,17 @@ import tools.jackson.databind.JsonNode;
 class MemoryIdempotentHttpTest extends AbstractIdempotentHttpTest {
 
     @Test
+    void aBodyLongerThanTheFingerprintLimitIsRefusedRatherThanFingerprintedByItsPrefix() {
+        String item = "x".repeat(1024 * 1024 + 10);
+        String key = newKey();
+        HttpResponse<String> large = order("alice", key, "{\"item\":\"" + item + "\",\"quantity\":1,\"businessId\":\"b\"}");
+        assertThat(large.statusCode()).isEqualTo(413);
+        assertThat(large.body()).contains("idempotency-request-too-large");
+        assertThat(orders.executions("orders")).isZero();
+        assertThat(order("alice", key, ORDER).statusCode()).as("nothing was stored under the key").isEqualTo(201);
+    }
+
+    @Test
     void theMemoryStoreIsInUse() {
         assertThat(store).isInstanceOf(InMemoryIdempotencyStore.class);
     }

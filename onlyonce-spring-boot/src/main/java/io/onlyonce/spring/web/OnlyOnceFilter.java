@@ -17,7 +17,6 @@ import java.util.Locale;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.web.filter.OncePerRequestFilter;
-import org.springframework.web.util.ContentCachingRequestWrapper;
 
 /**
  * Wraps each request so that an {@code @Idempotent} handler can fingerprint the body it read and
@@ -54,7 +53,7 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
             return;
         }
         HttpServletRequest wrappedRequest = BODY_METHODS.contains(request.getMethod())
-                ? new ContentCachingRequestWrapper(request, maxRequestBodyCache)
+                ? new FingerprintedRequest(request, maxRequestBodyCache)
                 : request;
         CapturingResponse wrappedResponse = new CapturingResponse(response);
         wrappedRequest.setAttribute(CapturingResponse.class.getName(), wrappedResponse);

@@ -15,6 +15,7 @@ public enum ProblemType {
     DUPLICATE_SUBMISSION("duplicate-submission", HttpStatus.CONFLICT),
     DUPLICATE_REQUEST("duplicate-request", HttpStatus.TOO_MANY_REQUESTS),
     TOKEN_SCOPE_INVALID("token-scope-invalid", HttpStatus.BAD_REQUEST),
+    REQUEST_TOO_LARGE("idempotency-request-too-large", HttpStatus.CONTENT_TOO_LARGE),
     STORE_UNAVAILABLE("idempotency-store-unavailable", HttpStatus.SERVICE_UNAVAILABLE);
 
     private final String slug;

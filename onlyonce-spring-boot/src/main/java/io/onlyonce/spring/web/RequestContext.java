@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Locale;
 import org.springframework.http.MediaType;
 import org.springframework.web.servlet.HandlerMapping;
-import org.springframework.web.util.ContentCachingRequestWrapper;
 import org.springframework.web.util.WebUtils;
 
 /** What the protected request looks like to OnlyOnce: its endpoint name and its fingerprint. */
@@ -59,7 +58,7 @@ final class RequestContext {
     }
 
     private static byte[] body(HttpServletRequest request) {
-        ContentCachingRequestWrapper cached = WebUtils.getNativeRequest(request, ContentCachingRequestWrapper.class);
+        FingerprintedRequest cached = WebUtils.getNativeRequest(request, FingerprintedRequest.class);
         if (cached == null) {
             return new byte[0];
         }
@@ -71,6 +70,9 @@ final class RequestContext {
                 throw new UncheckedIOException(io);
             }
             // the body was read through getReader(): the cache already holds it
+        }
+        if (cached.overflowed()) {
+            throw OnlyOnceRejection.problem(ProblemType.REQUEST_TOO_LARGE);
         }
         return cached.getContentAsByteArray();
     }

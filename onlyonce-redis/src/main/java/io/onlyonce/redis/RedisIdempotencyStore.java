@@ -92,6 +92,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return new RedisIdempotencyStore(connection, config);
     }
 
+    /**
+     * A store on either kind of connection: a standalone (or Sentinel) or a Cluster connection,
+     * as a framework hands it over. The connection must use {@code ByteArrayCodec}.
+     *
+     * @throws IllegalArgumentException for any other kind of connection
+     */
+    public static RedisIdempotencyStore of(StatefulConnection<byte[], byte[]> connection, RedisStoreConfig config) {
+        return new RedisIdempotencyStore(connection, config);
+    }
+
     @Override
     public ClaimResult claim(IdempotencyKey key, Fingerprint fingerprint, Instant now, Duration lease) {
         long nowMillis = now.toEpochMilli();

@@ -95,6 +95,16 @@ public final class RedisTokenStore implements TokenStore {
         return new RedisTokenStore(connection, config);
     }
 
+    /**
+     * A store on either kind of connection: a standalone (or Sentinel) or a Cluster connection,
+     * as a framework hands it over. The connection must use {@code ByteArrayCodec}.
+     *
+     * @throws IllegalArgumentException for any other kind of connection
+     */
+    public static RedisTokenStore of(StatefulConnection<byte[], byte[]> connection, RedisStoreConfig config) {
+        return new RedisTokenStore(connection, config);
+    }
+
     @Override
     public void save(OneTimeToken token, Instant now) {
         long expiresAt = token.expiresAt().toEpochMilli();

@@ -60,6 +60,16 @@ public final class RedisWindowStore implements WindowStore {
         return new RedisWindowStore(connection, config);
     }
 
+    /**
+     * A store on either kind of connection: a standalone (or Sentinel) or a Cluster connection,
+     * as a framework hands it over. The connection must use {@code ByteArrayCodec}.
+     *
+     * @throws IllegalArgumentException for any other kind of connection
+     */
+    public static RedisWindowStore of(StatefulConnection<byte[], byte[]> connection, RedisStoreConfig config) {
+        return new RedisWindowStore(connection, config);
+    }
+
     @Override
     public boolean firstInWindow(Fingerprint fingerprint, Duration window, Instant now) {
         long nowMillis = now.toEpochMilli();

@@ -1,56 +1,9 @@
 package io.onlyonce.redis;
 
-import static org.assertj.core.api.Assertions.assertThat;
+/** The token store contract on a 3-master Redis Cluster. */
+class RedisClusterTokenStoreIT extends AbstractRedisTokenStoreIT {
 
-import io.onlyonce.testing.AbstractTokenStoreContractTest;
-import io.onlyonce.token.OneTimeToken;
-import io.onlyonce.token.TokenStore;
-import java.time.Duration;
-import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-
-/**
- * The token store contract on a Redis Cluster; the dead server is a private one-node Cluster (see
- * {@link RedisClusterIdempotencyStoreIT} for why).
- */
-class RedisClusterTokenStoreIT extends AbstractTokenStoreContractTest {
-
-    private static final RedisStoreConfig CONFIG = new RedisStoreConfig(RedisTestSettings.randomPrefix(), 1024);
-    private static SharedRedis.Cluster redis;
-
-    private PrivateRedisServer deadServer;
-
-    @BeforeAll
-    static void connect() {
-        redis = new SharedRedis.Cluster(CONFIG.keyPrefix());
-    }
-
-    @AfterAll
-    static void deleteKeysAndDisconnect() {
-        redis.close();
-    }
-
-    @Override
-    protected TokenStore createStore() {
-        return RedisTokenStore.cluster(redis.connection(), CONFIG);
-    }
-
-    @Override
-    protected Optional<TokenStore> createUnreachableStore() throws Exception {
-        deadServer = PrivateRedisServer.startClusterNode();
-        TokenStore store = RedisTokenStore.cluster(deadServer.connectCluster(), CONFIG);
-        OneTimeToken token = newToken(Duration.ofMinutes(10));
-        store.save(token, clock.instant());
-        assertThat(store.consume(token, clock.instant())).isTrue();
-        deadServer.kill();
-        return Optional.of(store);
-    }
-
-    @Override
-    protected void cleanUp() throws Exception {
-        if (deadServer != null) {
-            deadServer.close();
-        }
+    RedisClusterTokenStoreIT() {
+        super(RedisFixture.Topology.CLUSTER);
     }
 }

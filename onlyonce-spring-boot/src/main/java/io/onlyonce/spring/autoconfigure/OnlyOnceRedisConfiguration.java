@@ -3,9 +3,7 @@ package io.onlyonce.spring.autoconfigure;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulConnection;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.onlyonce.redis.RedisIdempotencyStore;
 import io.onlyonce.redis.RedisStoreConfig;
@@ -56,29 +54,18 @@ class OnlyOnceRedisConfiguration {
     @Bean
     @ConditionalOnMissingBean
     IdempotencyStore onlyOnceIdempotencyStore(StatefulConnection<byte[], byte[]> onlyOnceRedisConnection, RedisStoreConfig config) {
-        return onlyOnceRedisConnection instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster
-                ? RedisIdempotencyStore.cluster(cluster, config)
-                : RedisIdempotencyStore.standalone(standalone(onlyOnceRedisConnection), config);
+        return RedisIdempotencyStore.of(onlyOnceRedisConnection, config);
     }
 
     @Bean
     @ConditionalOnMissingBean
     TokenStore onlyOnceTokenStore(StatefulConnection<byte[], byte[]> onlyOnceRedisConnection, RedisStoreConfig config) {
-        return onlyOnceRedisConnection instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster
-                ? RedisTokenStore.cluster(cluster, config)
-                : RedisTokenStore.standalone(standalone(onlyOnceRedisConnection), config);
+        return RedisTokenStore.of(onlyOnceRedisConnection, config);
     }
 
     @Bean
     @ConditionalOnMissingBean
     WindowStore onlyOnceWindowStore(StatefulConnection<byte[], byte[]> onlyOnceRedisConnection, RedisStoreConfig config) {
-        return onlyOnceRedisConnection instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster
-                ? RedisWindowStore.cluster(cluster, config)
-                : RedisWindowStore.standalone(standalone(onlyOnceRedisConnection), config);
-    }
-
-    @SuppressWarnings("unchecked")
-    private static StatefulRedisConnection<byte[], byte[]> standalone(StatefulConnection<byte[], byte[]> connection) {
-        return (StatefulRedisConnection<byte[], byte[]>) connection;
+        return RedisWindowStore.of(onlyOnceRedisConnection, config);
     }
 }

@@ -1,0 +1,53 @@
+package io.onlyonce.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.onlyonce.Fingerprint;
+import io.onlyonce.IdempotencyKey;
+import io.onlyonce.store.ClaimResult;
+import io.onlyonce.store.IdempotencyStore;
+import io.onlyonce.testing.AbstractIdempotencyStoreContractTest;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+
+/** The idempotency store contract on Redis; subclasses pick the topology. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class AbstractRedisIdempotencyStoreIT extends AbstractIdempotencyStoreContractTest {
+
+    private final RedisFixture.Topology topology;
+    private RedisFixture redis;
+
+    AbstractRedisIdempotencyStoreIT(RedisFixture.Topology topology) {
+        this.topology = topology;
+    }
+
+    @BeforeAll
+    void connect() {
+        redis = new RedisFixture(topology);
+    }
+
+    @AfterAll
+    void deleteKeysAndDisconnect() throws Exception {
+        redis.close();
+    }
+
+    @Override
+    protected IdempotencyStore createStore() {
+        return RedisIdempotencyStore.of(redis.connection(), redis.config());
+    }
+
+    @Override
+    protected Optional<IdempotencyStore> createUnreachableStore() throws Exception {
+        return Optional.of(redis.storeOnKilledServer(
+                connection -> RedisIdempotencyStore.of(connection, redis.config()),
+                store -> assertThat(store.claim(new IdempotencyKey("s", "alive"), Fingerprint.of("a"), clock.instant(), LEASE))
+                        .isInstanceOf(ClaimResult.Claimed.class)));
+    }
+
+    @Override
+    protected void cleanUp() throws Exception {
+        redis.closeKilledServer();
+    }
+}

@@ -1,0 +1,81 @@
+package io.onlyonce.redis;
+
+import io.lettuce.core.api.StatefulConnection;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a Redis contract test class needs, on either topology: a key prefix of its own, a shared
+ * connection to the test server (its keys deleted at the end), and stores on a private server that
+ * the test kills.
+ *
+ * <p>On the Cluster topology the dead server is a one-node Cluster of the test's own, not a node of
+ * the shared Cluster: killing a shared node would break every other test, and a plain server cannot
+ * take a Cluster connection, so only a private Cluster node lets a {@code cluster(...)} store prove
+ * that it fails loudly when its server dies.
+ */
+final class RedisFixture implements AutoCloseable {
+
+    /** Where the stores run. */
+    enum Topology { STANDALONE, CLUSTER }
+
+    private final Topology topology;
+    private final RedisStoreConfig config = new RedisStoreConfig(RedisTestSettings.randomPrefix(), 1024);
+    private final AutoCloseable shared;
+    private final StatefulConnection<byte[], byte[]> connection;
+    private @Nullable PrivateRedisServer deadServer;
+
+    RedisFixture(Topology topology) {
+        this.topology = topology;
+        if (topology == Topology.CLUSTER) {
+            SharedRedis.Cluster cluster = new SharedRedis.Cluster(config.keyPrefix());
+            this.shared = cluster;
+            this.connection = cluster.connection();
+        } else {
+            SharedRedis.Standalone standalone = new SharedRedis.Standalone(config.keyPrefix());
+            this.shared = standalone;
+            this.connection = standalone.connection();
+        }
+    }
+
+    RedisStoreConfig config() {
+        return config;
+    }
+
+    /** The shared connection to the test server. */
+    StatefulConnection<byte[], byte[]> connection() {
+        return connection;
+    }
+
+    /**
+     * A store on a private server of this topology: built, proven to work by {@code proveAlive},
+     * then left with its server killed.
+     */
+    <S> S storeOnKilledServer(Function<StatefulConnection<byte[], byte[]>, S> storeOn, Consumer<S> proveAlive)
+            throws Exception {
+        PrivateRedisServer server = topology == Topology.CLUSTER
+                ? PrivateRedisServer.startClusterNode()
+                : PrivateRedisServer.start();
+        deadServer = server;
+        S store = storeOn.apply(topology == Topology.CLUSTER ? server.connectCluster() : server.connect());
+        proveAlive.accept(store);
+        server.kill();
+        return store;
+    }
+
+    /** Removes the private server of the last {@link #storeOnKilledServer} call. */
+    void closeKilledServer() throws Exception {
+        if (deadServer != null) {
+            deadServer.close();
+            deadServer = null;
+        }
+    }
+
+    /** Deletes the keys under the prefix and disconnects. */
+    @Override
+    public void close() throws Exception {
+        closeKilledServer();
+        shared.close();
+    }
+}

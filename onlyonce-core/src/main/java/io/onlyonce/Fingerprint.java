@@ -1,6 +1,7 @@
 package io.onlyonce;
 
 import io.onlyonce.internal.JsonCanonicalizer;
+import io.onlyonce.internal.StrictUtf8;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -90,9 +91,23 @@ public final class Fingerprint {
             }
         }
 
-        /** Adds a text part (UTF-8). */
+        /**
+         * Adds a text part: its UTF-8 bytes, or, for text that is not well-formed UTF-16 (an unpaired
+         * surrogate, which UTF-8 would turn into {@code ?}), a 0xFF byte and its UTF-16 code units,
+         * so that two different texts never add the same bytes.
+         */
         public Builder add(String part) {
-            return add(part.getBytes(StandardCharsets.UTF_8));
+            if (StrictUtf8.isWellFormed(part)) {
+                return add(part.getBytes(StandardCharsets.UTF_8));
+            }
+            byte[] marked = new byte[1 + 2 * part.length()];
+            marked[0] = (byte) 0xFF;
+            for (int i = 0; i < part.length(); i++) {
+                char c = part.charAt(i);
+                marked[1 + 2 * i] = (byte) (c >>> 8);
+                marked[2 + 2 * i] = (byte) c;
+            }
+            return add(marked);
         }
 
         /** Adds a binary part. */

@@ -1,12 +1,18 @@
 package io.onlyonce;
 
+import io.onlyonce.internal.StrictUtf8;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
+
 /**
  * The key under which a request is made idempotent: a {@code scope} (who and where, for example
  * principal and route template) and a {@code name} (the client's {@code Idempotency-Key}).
  *
  * <p>The name is 1 to 255 visible ASCII characters ({@code %x21-7E}). The scope is at most 512
- * characters of any script, without control characters; it may be empty for a global namespace.
- * Both are checked here, so an invalid key can never reach a store.
+ * characters of any script, without control characters, and well-formed UTF-16 (no unpaired
+ * surrogate, which would encode to the same bytes as {@code ?}); it may be empty for a global
+ * namespace. Both are checked here, so an invalid key can never reach a store.
  *
  * @param scope the namespace of the key; never shared between principals in the HTTP layer
  * @param name the client-chosen key
@@ -30,7 +36,56 @@ public record IdempotencyKey(String scope, String name) {
                 throw new InvalidIdempotencyKeyException("scope contains a control character");
             }
         }
+        if (!StrictUtf8.isWellFormed(scope)) {
+            throw new InvalidIdempotencyKeyException("scope is not well-formed UTF-16 (an unpaired surrogate)");
+        }
         checkName(name);
+    }
+
+    /** Prefix of a {@linkplain #derivedName derived name} that is a hash. */
+    public static final String HASHED_NAME_PREFIX = "sha256:";
+
+    /**
+     * A key name for any business value (a SpEL result, an order number, a message id): the value
+     * itself when it is a valid name, otherwise {@code sha256:} and the base64url SHA-256 of its
+     * UTF-8 bytes (50 visible ASCII characters). A value that is itself a valid name and starts with
+     * the prefix is hashed too, so a hash never stands for two values.
+     *
+     * @throws InvalidIdempotencyKeyException when {@code value} is empty or holds an unpaired surrogate
+     */
+    public static String derivedName(String value) {
+        if (value == null || value.isEmpty()) {
+            throw new InvalidIdempotencyKeyException("key is empty");
+        }
+        if (isValidName(value) && !value.startsWith(HASHED_NAME_PREFIX)) {
+            return value;
+        }
+        byte[] bytes;
+        try {
+            bytes = StrictUtf8.encode(value);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidIdempotencyKeyException("key is not well-formed UTF-16 (an unpaired surrogate)");
+        }
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(bytes);
+            return HASHED_NAME_PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required by every Java platform", e);
+        }
+    }
+
+    /** Whether {@code name} is 1 to 255 visible ASCII characters. */
+    public static boolean isValidName(String name) {
+        if (name == null || name.isEmpty() || name.length() > MAX_NAME_LENGTH) {
+            return false;
+        }
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c < 0x21 || c > 0x7E) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

@@ -50,4 +50,12 @@ class FingerprintTest {
         assertThatThrownBy(() -> Fingerprint.ofHex("abc")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> Fingerprint.of(new byte[31])).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void textWithAnUnpairedSurrogateNeverSharesAFingerprintWithAQuestionMark() {
+        org.assertj.core.api.Assertions.assertThat(Fingerprint.of("alice\uD800"))
+                .isNotEqualTo(Fingerprint.of("alice?"))
+                .isNotEqualTo(Fingerprint.of("alice\uDBFF"))
+                .isEqualTo(Fingerprint.of("alice\uD800"));
+    }
 }

@@ -53,4 +53,28 @@ class IdempotencyKeyTest {
         assertThatThrownBy(() -> new IdempotencyKey("a\nb", "k")).isInstanceOf(InvalidIdempotencyKeyException.class);
         assertThatThrownBy(() -> new IdempotencyKey("s".repeat(513), "k")).isInstanceOf(InvalidIdempotencyKeyException.class);
     }
+
+    @Test
+    void scopesWithUnpairedSurrogatesAreRefusedSoTheyCannotAliasAQuestionMark() {
+        assertThatThrownBy(() -> new IdempotencyKey("alice\uD800 POST /orders", "k"))
+                .isInstanceOf(InvalidIdempotencyKeyException.class);
+        assertThatThrownBy(() -> new IdempotencyKey("\uDC00alice", "k")).isInstanceOf(InvalidIdempotencyKeyException.class);
+        assertThat(new IdempotencyKey("alice? POST /orders", "k").scope()).isEqualTo("alice? POST /orders");
+        assertThat(new IdempotencyKey("emoji \uD83D\uDE00", "k").scope()).endsWith("\uD83D\uDE00");
+    }
+
+    @Test
+    void derivedNamesKeepValidKeysAndHashEverythingElse() {
+        assertThat(IdempotencyKey.derivedName("u42_1732950000000_Ab3dE9")).isEqualTo("u42_1732950000000_Ab3dE9");
+        String longValue = "order-" + "9".repeat(300);
+        String hashed = IdempotencyKey.derivedName(longValue);
+        assertThat(hashed).startsWith("sha256:").hasSize(50);
+        assertThat(IdempotencyKey.isValidName(hashed)).isTrue();
+        assertThat(IdempotencyKey.derivedName(longValue)).as("stable").isEqualTo(hashed);
+        assertThat(IdempotencyKey.derivedName("订单 42")).startsWith("sha256:").isNotEqualTo(IdempotencyKey.derivedName("订单 43"));
+        assertThat(IdempotencyKey.derivedName("has space")).startsWith("sha256:");
+        assertThat(IdempotencyKey.derivedName(hashed)).as("a value that looks like a hash is hashed again").isNotEqualTo(hashed);
+        assertThatThrownBy(() -> IdempotencyKey.derivedName("")).isInstanceOf(InvalidIdempotencyKeyException.class);
+        assertThatThrownBy(() -> IdempotencyKey.derivedName("x\uD800")).isInstanceOf(InvalidIdempotencyKeyException.class);
+    }
 }

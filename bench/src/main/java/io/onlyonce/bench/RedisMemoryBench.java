@@ -71,7 +71,7 @@ public final class RedisMemoryBench {
                     double bytes = perEntry(redis, count, () -> {
                         for (int i = 0; i < count; i++) {
                             long offset = (long) i * 600_000L / count;
-                            store.save(new OneTimeToken(randomId(), now.plusMillis(60_000 + offset)), now);
+                            store.save(new OneTimeToken(randomId(), now.plusMillis(60_000 + offset)), Duration.ofMillis(60_000 + offset));
                         }
                     });
                     print(String.format("OnlyOnce tokens, %,d issued per minute, %d shards", perMinute, shards), bytes, seed);
@@ -84,8 +84,8 @@ public final class RedisMemoryBench {
             double record = perEntry(redis, records, () -> {
                 for (int i = 0; i < records; i++) {
                     IdempotencyKey key = new IdempotencyKey("POST /api/orders u" + (i % 1000), "u42_1764460800000_" + randomId().substring(0, 6) + i);
-                    ClaimResult.Claimed claimed = (ClaimResult.Claimed) idempotency.claim(key, fingerprint, now, Duration.ofSeconds(30));
-                    idempotency.complete(key, claimed.owner(), response, now, Duration.ofHours(24));
+                    ClaimResult.Claimed claimed = (ClaimResult.Claimed) idempotency.claim(key, fingerprint, Duration.ofSeconds(30));
+                    idempotency.complete(key, claimed.owner(), response, Duration.ofHours(24));
                 }
             });
             print("OnlyOnce completed record, 200-byte body, typical scope and key", record, Double.NaN);

@@ -25,7 +25,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -47,12 +46,12 @@ public final class StoreThroughputBench {
 
     /** Equivalent of the claim script: read the key, write an IN_PROGRESS value with a TTL. */
     private static final String RAW_CLAIM = "local v = redis.call('GET', KEYS[1]) "
-            + "if v and tonumber(string.sub(v, 2, 14)) > tonumber(ARGV[1]) then return v end "
-            + "redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return false";
-    /** Equivalent of the complete script: read and check the holder, write the COMPLETED value. */
+            + "if v then return {v, redis.call('PTTL', KEYS[1])} end "
+            + "redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return {}";
+    /** Equivalent of the complete script: read and check the holder, write the completed value. */
     private static final String RAW_COMPLETE = "local v = redis.call('GET', KEYS[1]) "
-            + "if v and string.sub(v, 15, 36) ~= ARGV[2] then return 0 end "
-            + "redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4]) return 1";
+            + "if v and string.sub(v, 2, 23) ~= ARGV[1] then return 0 end "
+            + "redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1";
 
     private StoreThroughputBench() {
     }
@@ -145,12 +144,11 @@ public final class StoreThroughputBench {
         Fingerprint fingerprint = Fingerprint.of("POST", "/orders", "{}");
         return Harness.throughput(clients, warmup, seconds, (client, sequence) -> {
             IdempotencyKey key = new IdempotencyKey("bench", run + "-" + client + "-" + sequence);
-            Instant now = Instant.now();
-            ClaimResult claim = store.claim(key, fingerprint, now, LEASE);
+            ClaimResult claim = store.claim(key, fingerprint, LEASE);
             if (!(claim instanceof ClaimResult.Claimed claimed)) {
                 throw new IllegalStateException("fresh key not claimed");
             }
-            if (!store.complete(key, claimed.owner(), RESPONSE, Instant.now(), RETENTION)) {
+            if (!store.complete(key, claimed.owner(), RESPONSE, RETENTION)) {
                 throw new IllegalStateException("complete refused");
             }
         });
@@ -190,12 +188,11 @@ public final class StoreThroughputBench {
         RedisURI parsed = RedisURI.create(uri);
         String host = parsed.getHost();
         String port = Integer.toString(parsed.getPort());
-        long now = Instant.now().toEpochMilli();
-        String inProgress = "P" + String.format("%013d", now + 30_000) + "o".repeat(22) + "f".repeat(32);
-        String completed = "C" + String.format("%013d", now + 60_000) + "o".repeat(22) + "f".repeat(32) + "r".repeat(215);
+        String inProgress = "R" + "o".repeat(22) + "f".repeat(32);
+        String completed = "D" + "o".repeat(22) + "f".repeat(32) + "r".repeat(215);
         int requests = Math.max(100_000, 20_000 * seconds);
-        double claim = redisBenchmark(host, port, clients, requests, RAW_CLAIM, Long.toString(now), inProgress, "30000");
-        double complete = redisBenchmark(host, port, clients, requests, RAW_COMPLETE, Long.toString(now), "o".repeat(22), completed, "60000");
+        double claim = redisBenchmark(host, port, clients, requests, RAW_CLAIM, inProgress, "30000");
+        double complete = redisBenchmark(host, port, clients, requests, RAW_COMPLETE, "o".repeat(22), completed, "60000");
         unlink(parsed, "oo-raw:");
         return 1 / (1 / claim + 1 / complete);
     }

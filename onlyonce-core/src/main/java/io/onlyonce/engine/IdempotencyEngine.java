@@ -9,9 +9,7 @@ import io.onlyonce.store.IdempotencyRecord;
 import io.onlyonce.store.IdempotencyStore;
 import io.onlyonce.store.OwnerToken;
 import io.onlyonce.store.RecordStatus;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Objects;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -27,25 +25,29 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Order of decisions: claim the key; if another record holds it, a different fingerprint is a
  * {@link Outcome.FingerprintMismatch} (checked first), a completed record is
- * {@link Outcome.Replayed}, a running one is {@link Outcome.InProgress}. After the action, the
- * {@link ResponsePolicy} decides between complete and release; an exception releases the key
- * (unless configured otherwise) and is rethrown unchanged.
+ * {@link Outcome.Replayed} (or {@link Outcome.ResponseNotKept} when its response could not be
+ * kept), a running one is {@link Outcome.InProgress}. After the action, the {@link ResponsePolicy}
+ * decides between complete and release; an exception releases the key (unless configured otherwise)
+ * and is rethrown unchanged. A success is never released: when the store cannot keep its response,
+ * the record is completed without it.
+ *
+ * <p>The engine has no clock of its own: every lease and retention is measured by the store, on the
+ * clock that all instances sharing it share.
  *
  * <p>{@link #execute} wraps the whole run; {@link #admit} splits it in two for callers that see
- * the response only later. Thread-safe.
+ * the response only later. Listener failures are logged and never change an outcome. Thread-safe.
  */
 public final class IdempotencyEngine {
 
+    private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
     private static final Duration MIN_RETRY_AFTER = Duration.ofSeconds(1);
 
     private final IdempotencyStore store;
-    private final Clock clock;
     private final IdempotencyListener listener;
     private final LongSupplier nanoTime;
 
     private IdempotencyEngine(Builder builder) {
         this.store = builder.store;
-        this.clock = builder.clock;
         this.listener = builder.listener;
         this.nanoTime = builder.nanoTime;
     }
@@ -86,10 +88,9 @@ public final class IdempotencyEngine {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(fingerprint, "fingerprint");
         Objects.requireNonNull(config, "config");
-        Instant now = clock.instant();
         ClaimResult claim;
         try {
-            claim = timed("claim", () -> store.claim(key, fingerprint, now, config.lease()));
+            claim = timed("claim", () -> store.claim(key, fingerprint, config.lease()));
         } catch (StoreUnavailableException e) {
             if (config.storeFailurePolicy() == StoreFailurePolicy.STRICT) {
                 return new Admission.Decided(report(key, new Outcome.StoreUnavailable(config.unavailableRetryAfter(), e)));
@@ -97,19 +98,20 @@ public final class IdempotencyEngine {
             return new Admission.Admitted(new HeldExecution(key, null, config));
         }
         if (claim instanceof ClaimResult.Existing existing) {
-            return new Admission.Decided(report(key, decide(existing.record(), fingerprint, now)));
+            return new Admission.Decided(report(key, decide(existing.record(), fingerprint)));
         }
         return new Admission.Admitted(new HeldExecution(key, ((ClaimResult.Claimed) claim).owner(), config));
     }
 
-    private Outcome decide(IdempotencyRecord record, Fingerprint fingerprint, Instant now) {
+    private static Outcome decide(IdempotencyRecord record, Fingerprint fingerprint) {
         if (!record.fingerprint().equals(fingerprint)) {
             return new Outcome.FingerprintMismatch();
         }
         if (record.status() == RecordStatus.COMPLETED) {
-            return new Outcome.Replayed(Objects.requireNonNull(record.response()));
+            StoredResponse response = record.response();
+            return response == null ? new Outcome.ResponseNotKept() : new Outcome.Replayed(response);
         }
-        Duration left = Duration.between(now, record.expiresAt());
+        Duration left = record.expiresIn();
         Duration rounded = Duration.ofSeconds(left.getSeconds() + (left.getNano() > 0 ? 1 : 0));
         return new Outcome.InProgress(rounded.compareTo(MIN_RETRY_AFTER) < 0 ? MIN_RETRY_AFTER : rounded);
     }
@@ -119,16 +121,26 @@ public final class IdempotencyEngine {
         try {
             return call.get();
         } catch (StoreUnavailableException e) {
-            listener.onStoreError(operation, e);
+            notifyListener(() -> listener.onStoreError(operation, e));
             throw e;
         } finally {
-            listener.onStoreCall(operation, Duration.ofNanos(nanoTime.getAsLong() - start));
+            Duration elapsed = Duration.ofNanos(nanoTime.getAsLong() - start);
+            notifyListener(() -> listener.onStoreCall(operation, elapsed));
         }
     }
 
     private <O extends Outcome> O report(IdempotencyKey key, O outcome) {
-        listener.onOutcome(key, outcome);
+        notifyListener(() -> listener.onOutcome(key, outcome));
         return outcome;
+    }
+
+    /** Calls the listener; a failing listener is logged and never changes what the engine does. */
+    private static void notifyListener(Runnable call) {
+        try {
+            call.run();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "an IdempotencyListener failed; the outcome stands", e);
+        }
     }
 
     /** An admitted execution; {@code owner} is null when running unprotected. */
@@ -152,33 +164,47 @@ public final class IdempotencyEngine {
         @Override
         public Outcome.Executed complete(StoredResponse response) {
             markFinished();
-            return report(key, new Outcome.Executed(response, record(response)));
+            return report(key, new Outcome.Executed(response, record(response.status(), response)));
         }
 
-        private Outcome.Recording record(StoredResponse response) {
+        @Override
+        public Outcome.Executed completeWithoutResponse(int status) {
+            markFinished();
+            return report(key, new Outcome.Executed(status, null, record(status, null)));
+        }
+
+        private Outcome.Recording record(int status, @Nullable StoredResponse response) {
             OwnerToken holder = owner;
             if (holder == null) {
                 return Outcome.Recording.UNPROTECTED;
             }
-            try {
-                if (config.responsePolicy().store(response)) {
-                    Instant now = clock.instant();
-                    boolean stored = timed("complete", () -> store.complete(key, holder, response, now, config.retention()));
-                    return stored ? Outcome.Recording.STORED : Outcome.Recording.LEASE_LOST;
-                }
-                return release(holder) ? Outcome.Recording.RELEASED : Outcome.Recording.LEASE_LOST;
-            } catch (StoreUnavailableException e) {
-                return Outcome.Recording.NOT_RECORDED;
-            } catch (RuntimeException unstorable) {
-                // the response could not be encoded (a store limit, say): free the key so a retry
-                // executes rather than waiting for the lease
+            if (!config.responsePolicy().store(status)) {
                 try {
-                    release(holder);
+                    return release(holder) ? Outcome.Recording.RELEASED : Outcome.Recording.LEASE_LOST;
                 } catch (StoreUnavailableException e) {
-                    unstorable.addSuppressed(e);
+                    return Outcome.Recording.NOT_RECORDED;
                 }
+            }
+            if (response != null) {
+                try {
+                    return completed(holder, response) ? Outcome.Recording.STORED : Outcome.Recording.LEASE_LOST;
+                } catch (RuntimeException notKept) {
+                    // the store could not keep this response (a server limit, say); the work ran, so
+                    // the key must stay taken: complete it without the response below
+                    LOG.log(System.Logger.Level.WARNING, "the response of an idempotent request could not be"
+                            + " stored; keeping its key completed without the response", notKept);
+                }
+            }
+            try {
+                return completed(holder, null) ? Outcome.Recording.STORED_WITHOUT_RESPONSE : Outcome.Recording.LEASE_LOST;
+            } catch (RuntimeException e) {
+                // the key stays IN_PROGRESS until its lease ends
                 return Outcome.Recording.NOT_RECORDED;
             }
+        }
+
+        private boolean completed(OwnerToken holder, @Nullable StoredResponse response) {
+            return timed("complete", () -> store.complete(key, holder, response, config.retention()));
         }
 
         @Override
@@ -195,8 +221,7 @@ public final class IdempotencyEngine {
         }
 
         private boolean release(OwnerToken holder) {
-            Instant now = clock.instant();
-            return timed("release", () -> store.release(key, holder, now));
+            return timed("release", () -> store.release(key, holder));
         }
 
         private void markFinished() {
@@ -210,7 +235,6 @@ public final class IdempotencyEngine {
     /** Builds an engine; only the store is required. */
     public static final class Builder {
         private final IdempotencyStore store;
-        private Clock clock = Clock.systemUTC();
         private IdempotencyListener listener = IdempotencyListener.NONE;
         private LongSupplier nanoTime = System::nanoTime;
 
@@ -218,12 +242,7 @@ public final class IdempotencyEngine {
             this.store = Objects.requireNonNull(store, "store");
         }
 
-        /** The clock that decides leases and retention (default: system UTC). */
-        public Builder clock(Clock clock) {
-            this.clock = Objects.requireNonNull(clock);
-            return this;
-        }
-
+        /** The listener told of every outcome and store call; its failures never change an outcome. */
         public Builder listener(IdempotencyListener listener) {
             this.listener = Objects.requireNonNull(listener);
             return this;

@@ -6,7 +6,8 @@ import java.time.Duration;
 
 /**
  * Hooks for metrics and logs. Every method has an empty default; implementations must be fast
- * and must not throw. The Spring Boot starter binds one to Micrometer.
+ * and should not throw: an exception is logged and never changes an outcome or strands a key. The
+ * Spring Boot starter binds one to Micrometer.
  */
 public interface IdempotencyListener {
 

@@ -3,6 +3,7 @@ package io.onlyonce.engine;
 import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.StoredResponse;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What {@link IdempotencyEngine#execute} did with one request. Ordered as the engine decides:
@@ -13,10 +14,16 @@ public sealed interface Outcome {
     /**
      * The action ran in this call.
      *
-     * @param response what it returned
+     * @param status the status it answered with
+     * @param response what it returned; null when its response could not be built for storing
      * @param recording what became of the key afterwards
      */
-    record Executed(StoredResponse response, Recording recording) implements Outcome {
+    record Executed(int status, @Nullable StoredResponse response, Recording recording) implements Outcome {
+
+        /** The action ran and returned {@code response}. */
+        public Executed(StoredResponse response, Recording recording) {
+            this(response.status(), response, recording);
+        }
     }
 
     /**
@@ -25,6 +32,14 @@ public sealed interface Outcome {
      * @param response the stored response
      */
     record Replayed(StoredResponse response) implements Outcome {
+    }
+
+    /**
+     * An earlier execution completed, but its response could not be kept (too large, not storable,
+     * lost with an asynchronous answer). Nothing ran now: the work must not run twice, and the
+     * caller has to find out its result another way.
+     */
+    record ResponseNotKept() implements Outcome {
     }
 
     /**
@@ -52,6 +67,11 @@ public sealed interface Outcome {
     enum Recording {
         /** Stored as COMPLETED: retries replay it. */
         STORED,
+        /**
+         * Stored as COMPLETED without its response, which could not be kept: retries are told the
+         * request ran, and never run it again.
+         */
+        STORED_WITHOUT_RESPONSE,
         /** Released by the response policy: a retry executes again. */
         RELEASED,
         /** The holder's lease had passed before completion; the store refused the late write. */

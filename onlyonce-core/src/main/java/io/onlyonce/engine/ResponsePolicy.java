@@ -1,11 +1,10 @@
 package io.onlyonce.engine;
 
-import io.onlyonce.StoredResponse;
 import java.util.Set;
 
 /**
- * Decides whether a finished execution is stored for replay or released so a retry executes.
- * The default stores 2xx, 3xx and 4xx (deterministic answers) and releases 5xx and the
+ * Decides, by status, whether a finished execution is kept (stored for replay) or released so a
+ * retry executes. The default keeps 1xx to 4xx (deterministic answers) and releases 5xx and the
  * "try again" statuses 408, 409, 425 and 429.
  */
 @FunctionalInterface
@@ -16,11 +15,11 @@ public interface ResponsePolicy {
         private final Set<Integer> transientStatuses = Set.of(408, 409, 425, 429);
 
         @Override
-        public boolean store(StoredResponse response) {
-            return response.status() < 500 && !transientStatuses.contains(response.status());
+        public boolean store(int status) {
+            return status < 500 && !transientStatuses.contains(status);
         }
     };
 
-    /** Whether {@code response} is kept and replayed to every retry with the same key. */
-    boolean store(StoredResponse response);
+    /** Whether an answer with {@code status} is kept and replayed to every retry with the same key. */
+    boolean store(int status);
 }

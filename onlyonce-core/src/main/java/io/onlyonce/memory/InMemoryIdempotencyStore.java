@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Ticker;
 import io.onlyonce.Fingerprint;
 import io.onlyonce.IdempotencyKey;
+import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.StoredResponse;
 import io.onlyonce.store.ClaimResult;
 import io.onlyonce.store.IdempotencyRecord;
@@ -16,25 +17,39 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link IdempotencyStore} in this JVM's memory: atomic through {@code ConcurrentMap.compute}.
  * Records are lost on restart and not shared between instances: for tests and one-node services.
+ *
+ * <p>Time is this store's clock (the JVM's by default). The store holds at most
+ * {@code maximumSize} live records and never evicts one to make room: a claim of a new key beyond
+ * that bound is refused with {@link StoreUnavailableException}, since dropping a completed record
+ * would let its request run a second time.
  */
 public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
-    private final ConcurrentMap<IdempotencyKey, IdempotencyRecord> records;
+    /** A record and its deadline on this store's clock. */
+    private record Entry(IdempotencyRecord record, Instant expiresAt) {
+    }
 
-    /** A store whose memory reclamation follows {@code clock}, holding at most {@code maximumSize} completed records. */
+    private final InstantSource clock;
+    private final long maximumSize;
+    private final Cache<IdempotencyKey, Entry> cache;
+    private final ConcurrentMap<IdempotencyKey, Entry> records;
+
+    /** A store on {@code clock} holding at most {@code maximumSize} live records. */
     public InMemoryIdempotencyStore(InstantSource clock, long maximumSize) {
+        if (maximumSize < 1) {
+            throw new IllegalArgumentException("maximumSize must be positive");
+        }
+        this.clock = clock;
+        this.maximumSize = maximumSize;
         Ticker ticker = ClockTicker.of(clock);
-        // records in progress weigh nothing: eviction at the size bound may drop completed
-        // records (their keys execute again), never a claim that is still running
-        Cache<IdempotencyKey, IdempotencyRecord> cache = Caffeine.newBuilder()
+        this.cache = Caffeine.newBuilder()
                 .ticker(ticker)
-                .maximumWeight(maximumSize)
-                .weigher((IdempotencyKey key, IdempotencyRecord record) -> record.status() == RecordStatus.IN_PROGRESS ? 0 : 1)
-                .expireAfter(ClockTicker.<IdempotencyKey, IdempotencyRecord>until(ticker, IdempotencyRecord::expiresAt))
+                .expireAfter(ClockTicker.<IdempotencyKey, Entry>until(ticker, Entry::expiresAt))
                 .build();
         this.records = cache.asMap();
     }
@@ -45,29 +60,37 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public ClaimResult claim(IdempotencyKey key, Fingerprint fingerprint, Instant now, Duration lease) {
+    public ClaimResult claim(IdempotencyKey key, Fingerprint fingerprint, Duration lease) {
+        Instant now = clock.instant();
         OwnerToken owner = OwnerToken.random();
-        IdempotencyRecord mine = new IdempotencyRecord(key, RecordStatus.IN_PROGRESS, fingerprint, owner, now.plus(lease), null);
-        IdempotencyRecord result = records.compute(key, (k, current) ->
-                current == null || current.statusAt(now) == RecordStatus.EXPIRED ? mine : current);
-        return result == mine ? new ClaimResult.Claimed(owner) : new ClaimResult.Existing(result);
+        Entry mine = new Entry(new IdempotencyRecord(key, RecordStatus.IN_PROGRESS, fingerprint, owner, lease, null),
+                now.plus(lease));
+        if (!records.containsKey(key)) {
+            ensureRoom();
+        }
+        Entry result = records.compute(key, (k, current) -> live(current, now) ? current : mine);
+        return result == mine ? new ClaimResult.Claimed(owner) : new ClaimResult.Existing(view(result, now));
     }
 
     @Override
-    public boolean complete(IdempotencyKey key, OwnerToken owner, StoredResponse response, Instant now, Duration retention) {
-        IdempotencyRecord[] done = new IdempotencyRecord[1];
+    public boolean complete(IdempotencyKey key, OwnerToken owner, @Nullable StoredResponse response, Duration retention) {
+        Instant now = clock.instant();
+        boolean[] done = new boolean[1];
         records.computeIfPresent(key, (k, current) -> {
             if (!holds(current, owner, now)) {
                 return current;
             }
-            done[0] = new IdempotencyRecord(k, RecordStatus.COMPLETED, current.fingerprint(), owner, now.plus(retention), response);
-            return done[0];
+            done[0] = true;
+            IdempotencyRecord held = current.record();
+            return new Entry(new IdempotencyRecord(k, RecordStatus.COMPLETED, held.fingerprint(), owner, retention, response),
+                    now.plus(retention));
         });
-        return done[0] != null;
+        return done[0];
     }
 
     @Override
-    public boolean release(IdempotencyKey key, OwnerToken owner, Instant now) {
+    public boolean release(IdempotencyKey key, OwnerToken owner) {
+        Instant now = clock.instant();
         boolean[] released = new boolean[1];
         records.computeIfPresent(key, (k, current) -> {
             if (!holds(current, owner, now)) {
@@ -80,12 +103,35 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public Optional<IdempotencyRecord> find(IdempotencyKey key, Instant now) {
-        IdempotencyRecord current = records.get(key);
-        return current == null || current.statusAt(now) == RecordStatus.EXPIRED ? Optional.empty() : Optional.of(current);
+    public Optional<IdempotencyRecord> find(IdempotencyKey key) {
+        Instant now = clock.instant();
+        Entry current = records.get(key);
+        return live(current, now) ? Optional.of(view(current, now)) : Optional.empty();
     }
 
-    private static boolean holds(IdempotencyRecord current, OwnerToken owner, Instant now) {
-        return current.statusAt(now) == RecordStatus.IN_PROGRESS && current.owner().equals(owner);
+    private void ensureRoom() {
+        if (cache.estimatedSize() >= maximumSize) {
+            cache.cleanUp();
+            if (cache.estimatedSize() >= maximumSize) {
+                throw new StoreUnavailableException("claim",
+                        new IllegalStateException("the in-memory store holds its maximum of " + maximumSize + " records"));
+            }
+        }
+    }
+
+    private static boolean live(@Nullable Entry entry, Instant now) {
+        return entry != null && now.isBefore(entry.expiresAt());
+    }
+
+    private static boolean holds(Entry current, OwnerToken owner, Instant now) {
+        return live(current, now) && current.record().status() == RecordStatus.IN_PROGRESS
+                && current.record().owner().equals(owner);
+    }
+
+    /** The record with the time it has left at {@code now}. */
+    private static IdempotencyRecord view(Entry entry, Instant now) {
+        IdempotencyRecord r = entry.record();
+        return new IdempotencyRecord(r.key(), r.status(), r.fingerprint(), r.owner(),
+                Duration.between(now, entry.expiresAt()), r.response());
     }
 }

@@ -1,7 +1,8 @@
 /**
- * In-memory stores on Caffeine, for tests and the single-node embedded default. Time comes from
- * the {@code now} of each call; Caffeine's own expiry follows an injected clock and only reclaims
- * memory.
+ * In-memory stores on Caffeine, for tests and the single-node embedded default. Each store decides
+ * expiry on its own injected clock ({@link java.time.InstantSource}), the JVM's by default, so a
+ * test moves that clock instead of sleeping. The idempotency and token stores never evict a live
+ * entry to make room: when full they refuse new ones.
  */
 @NullMarked
 package io.onlyonce.memory;

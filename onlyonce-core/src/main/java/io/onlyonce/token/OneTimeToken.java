@@ -3,12 +3,14 @@ package io.onlyonce.token;
 import java.time.Instant;
 
 /**
- * What a store needs to know of a token: its random id and when it expires. The id is 128 random
- * bits in canonical base64url without padding (22 characters); signature and binding stay with the
- * {@link TokenService}.
+ * What a store needs to know of a token: its random id and the expiry its issuer signed into it.
+ * The id is 128 random bits in canonical base64url without padding (22 characters); signature and
+ * binding stay with the {@link TokenService}. The signed expiry is the issuer's statement, a stable
+ * address for stores that group tokens by expiry; whether the token is still alive is decided by the
+ * store on its own clock.
  *
  * @param id the random id
- * @param expiresAt the end of the token's life
+ * @param expiresAt the expiry the issuer signed into the token
  */
 public record OneTimeToken(String id, Instant expiresAt) {
 

@@ -5,6 +5,8 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import io.onlyonce.StoreUnavailableException;
+import io.onlyonce.internal.StrictUtf8;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Base64;
@@ -18,7 +20,11 @@ import javax.crypto.spec.SecretKeySpec;
  * random bytes (the id), the expiry in epoch seconds (8 bytes), a 16-byte binding tag
  * {@code HMAC(secret, "bind" | principal | scope)} and {@code HMAC-SHA256(secret, everything
  * before)}. Verification needs no store call and compares in constant time; a token signed by us
- * but for someone else is told apart from a forged one. Consumption is one atomic store step.
+ * but for someone else is told apart from a forged one; only the canonical text of a token is
+ * accepted (the unused bits of its last base64url character must be zero), so one token has exactly
+ * one spelling. Consumption is one atomic store step, and the store alone decides, on its own clock,
+ * whether a token is still alive: the signed expiry is only the issuer's statement to the client, so
+ * instances whose clocks differ agree on every token.
  */
 public final class TokenService {
 
@@ -45,22 +51,30 @@ public final class TokenService {
         this.clock = clock;
     }
 
-    /** Issues a token for {@code principal} and {@code scope} and saves it as CREATED. */
+    /**
+     * Issues a token for {@code principal} and {@code scope} and saves it as CREATED.
+     *
+     * @throws IllegalArgumentException when the principal or the scope is not well-formed text
+     * @throws StoreUnavailableException when the store is down, or full and refuses the token
+     */
     public IssuedToken issue(String principal, String scope) {
+        byte[] binding = binding(config.secrets().get(0), principal, scope);
         Instant now = clock.instant();
         Instant expiresAt = Instant.ofEpochSecond(now.plus(config.ttl()).getEpochSecond());
         byte[] id = new byte[ID_BYTES];
         random.nextBytes(id);
         byte[] secret = config.secrets().get(0);
         ByteBuffer buffer = ByteBuffer.allocate(TOKEN_BYTES);
-        buffer.put(VERSION).put(id).putLong(expiresAt.getEpochSecond()).put(binding(secret, principal, scope));
+        buffer.put(VERSION).put(id).putLong(expiresAt.getEpochSecond()).put(binding);
         buffer.put(mac(secret, buffer.array(), PAYLOAD_BYTES));
         OneTimeToken token = new OneTimeToken(ENCODER.encodeToString(id), expiresAt);
-        store.save(token, now);
+        if (!store.save(token, config.ttl())) {
+            throw new StoreUnavailableException("token save", new IllegalStateException("the token store is full"));
+        }
         return new IssuedToken(ENCODER.encodeToString(buffer.array()), expiresAt);
     }
 
-    /** Checks form, signature, binding and expiry, in that order, without calling the store. */
+    /** Checks form, signature and binding, in that order, without calling the store. */
     public TokenVerification verify(String value, String principal, String scope) {
         if (value == null || value.length() != TOKEN_LENGTH) {
             return new TokenVerification.Malformed();
@@ -71,7 +85,7 @@ public final class TokenService {
         } catch (IllegalArgumentException e) {
             return new TokenVerification.Malformed();
         }
-        if (raw.length != TOKEN_BYTES || raw[0] != VERSION) {
+        if (raw.length != TOKEN_BYTES || raw[0] != VERSION || !ENCODER.encodeToString(raw).equals(value)) {
             return new TokenVerification.Malformed();
         }
         byte[] presentedMac = new byte[MAC_BYTES];
@@ -92,14 +106,16 @@ public final class TokenService {
         long expirySeconds = buffer.getLong();
         byte[] presentedBinding = new byte[BINDING_BYTES];
         buffer.get(presentedBinding);
-        if (!MessageDigest.isEqual(binding(signer, principal, scope), presentedBinding)) {
+        byte[] expected;
+        try {
+            expected = binding(signer, principal, scope);
+        } catch (IllegalArgumentException malformedText) {
             return new TokenVerification.WrongBinding();
         }
-        OneTimeToken token = new OneTimeToken(ENCODER.encodeToString(id), Instant.ofEpochSecond(expirySeconds));
-        if (!clock.instant().isBefore(token.expiresAt())) {
-            return new TokenVerification.Expired(token);
+        if (!MessageDigest.isEqual(expected, presentedBinding)) {
+            return new TokenVerification.WrongBinding();
         }
-        return new TokenVerification.Valid(token);
+        return new TokenVerification.Valid(new OneTimeToken(ENCODER.encodeToString(id), Instant.ofEpochSecond(expirySeconds)));
     }
 
     /**
@@ -107,17 +123,17 @@ public final class TokenService {
      * already consumed, never issued, or has expired.
      */
     public boolean consume(OneTimeToken token) {
-        return store.consume(token, clock.instant());
+        return store.consume(token);
     }
 
     /** Makes a consumed, unexpired token usable again (opt-in restore on failure). */
     public boolean restore(OneTimeToken token) {
-        return store.restore(token, clock.instant());
+        return store.restore(token);
     }
 
     private static byte[] binding(byte[] secret, String principal, String scope) {
-        byte[] p = principal.getBytes(StandardCharsets.UTF_8);
-        byte[] s = scope.getBytes(StandardCharsets.UTF_8);
+        byte[] p = StrictUtf8.encode(principal);
+        byte[] s = StrictUtf8.encode(scope);
         ByteBuffer input = ByteBuffer.allocate(4 + 4 + p.length + 4 + s.length);
         input.put("bind".getBytes(StandardCharsets.US_ASCII)).putInt(p.length).put(p).putInt(s.length).put(s);
         byte[] full = mac(secret, input.array(), input.capacity());

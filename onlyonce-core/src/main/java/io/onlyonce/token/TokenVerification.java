@@ -1,17 +1,20 @@
 package io.onlyonce.token;
 
-/** The result of checking a presented token's signature, binding and expiry (no store call). */
+/**
+ * The result of checking a presented token's form, signature and binding (no store call). Whether
+ * the token is still alive, and unused, is the store's decision when it is consumed.
+ */
 public sealed interface TokenVerification {
 
     /**
-     * Signed by us, bound to this principal and scope, not expired.
+     * Signed by us, bound to this principal and scope.
      *
      * @param token the token to consume
      */
     record Valid(OneTimeToken token) implements TokenVerification {
     }
 
-    /** Not a token at all (wrong length, alphabet or version). */
+    /** Not a token at all (wrong length, alphabet, encoding or version). */
     record Malformed() implements TokenVerification {
     }
 
@@ -21,13 +24,5 @@ public sealed interface TokenVerification {
 
     /** Genuine, but issued to another principal or for another scope. */
     record WrongBinding() implements TokenVerification {
-    }
-
-    /**
-     * Genuine and bound to the caller, but past its expiry.
-     *
-     * @param token the expired token
-     */
-    record Expired(OneTimeToken token) implements TokenVerification {
     }
 }

@@ -3,22 +3,24 @@ package io.onlyonce.window;
 import io.onlyonce.Fingerprint;
 import io.onlyonce.StoreUnavailableException;
 import java.time.Duration;
-import java.time.Instant;
 
 /**
- * Remembers request fingerprints for a short window. Thread-safe and atomic: of any number of
- * concurrent calls with one fingerprint inside a window, exactly one gets {@code true}.
+ * Counts requests per fingerprint in short fixed windows: the request de-dup window (the first hit
+ * passes, the others inside the window are duplicates) and per-caller rate limits (at most N hits
+ * per window). Thread-safe and atomic: of any number of concurrent hits on one fingerprint, exactly
+ * one is the first of its window, and no two get the same count.
  *
- * <p>Infrastructure faults surface as {@link StoreUnavailableException}; the caller decides to
- * fail open or closed.
+ * <p>A window opens at the first hit and lasts {@code window}, measured on the store's own clock
+ * (Redis's key expiry, the database server's time, this JVM's); later hits do not extend it.
+ * Infrastructure faults surface as {@link StoreUnavailableException}; the caller decides to fail
+ * open or closed.
  */
 public interface WindowStore {
 
     /**
-     * Opens a window of length {@code window} for {@code fingerprint} at {@code now}, unless one
-     * is still open ({@code now < end}).
+     * Counts one hit on {@code key}, opening a window of length {@code window} unless one is open.
      *
-     * @return {@code true} if this call is the first in the window
+     * @return this hit's number within its window, and the time left in the window
      */
-    boolean firstInWindow(Fingerprint fingerprint, Duration window, Instant now);
+    WindowHit hit(Fingerprint key, Duration window);
 }

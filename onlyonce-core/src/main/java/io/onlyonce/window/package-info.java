@@ -1,6 +1,7 @@
 /**
- * The request window: "is this the first time this fingerprint is seen within the window?", the
- * primitive of the gateway layer (a {@code SET NX PX} in Redis).
+ * The request window: a counter per fingerprint in a short fixed window. The first hit of a window
+ * is "the first time this request is seen" (the gateway layer's de-dup); the count serves
+ * per-caller rate limits.
  */
 @NullMarked
 package io.onlyonce.window;

@@ -1,6 +1,7 @@
 package io.onlyonce.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.onlyonce.Fingerprint;
 import io.onlyonce.IdempotencyKey;
@@ -11,21 +12,64 @@ import io.onlyonce.store.ClaimResult;
 import io.onlyonce.store.IdempotencyRecord;
 import io.onlyonce.store.IdempotencyStore;
 import io.onlyonce.store.OwnerToken;
-import java.time.Clock;
+import io.onlyonce.store.RecordStatus;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 class IdempotencyEngineTest {
 
-    private final Clock clock = Clock.fixed(Instant.parse("2026-11-30T00:00:00Z"), ZoneOffset.UTC);
+    private final AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-11-30T00:00:00Z"));
+    private final InstantSource clock = now::get;
     private final IdempotencyKey key = new IdempotencyKey("alice", "k1");
     private final Fingerprint fp = Fingerprint.of("a");
     private final StoredResponse ok = StoredResponse.of(201, new byte[] {1, 2, 3});
+
+    /** A store that runs on a memory store but whose complete can be made to fail. */
+    private static class FlakyStore implements IdempotencyStore {
+        final InMemoryIdempotencyStore delegate;
+        final List<@Nullable StoredResponse> completions = new ArrayList<>();
+        RuntimeException failCompleteWithResponse;
+        RuntimeException failEveryComplete;
+
+        FlakyStore(InstantSource clock) {
+            delegate = new InMemoryIdempotencyStore(clock, 100);
+        }
+
+        @Override
+        public ClaimResult claim(IdempotencyKey k, Fingerprint f, Duration lease) {
+            return delegate.claim(k, f, lease);
+        }
+
+        @Override
+        public boolean complete(IdempotencyKey k, OwnerToken owner, @Nullable StoredResponse response, Duration retention) {
+            completions.add(response);
+            if (failEveryComplete != null) {
+                throw failEveryComplete;
+            }
+            if (response != null && failCompleteWithResponse != null) {
+                throw failCompleteWithResponse;
+            }
+            return delegate.complete(k, owner, response, retention);
+        }
+
+        @Override
+        public boolean release(IdempotencyKey k, OwnerToken owner) {
+            return delegate.release(k, owner);
+        }
+
+        @Override
+        public Optional<IdempotencyRecord> find(IdempotencyKey k) {
+            return delegate.find(k);
+        }
+    }
 
     @Test
     void listenerSeesEveryOutcomeAndTimedStoreCalls() {
@@ -42,71 +86,110 @@ class IdempotencyEngineTest {
             }
         };
         IdempotencyEngine engine = IdempotencyEngine.builder(new InMemoryIdempotencyStore(clock, 100))
-                .clock(clock).listener(listener).build();
+                .listener(listener).build();
         engine.execute(key, fp, IdempotencyConfig.ofDefaults(), () -> ok);
         engine.execute(key, fp, IdempotencyConfig.ofDefaults(), () -> ok);
         assertThat(events).containsExactly("call:claim", "call:complete", "outcome:Executed", "call:claim", "outcome:Replayed");
     }
 
     @Test
-    void inProgressSuggestsTheRestOfTheLeaseRoundedUp() {
+    void aFailingListenerNeitherChangesTheOutcomeNorStrandsTheKey() {
+        IdempotencyListener broken = new IdempotencyListener() {
+            @Override
+            public void onOutcome(IdempotencyKey k, Outcome outcome) {
+                throw new IllegalStateException("metrics backend down");
+            }
+
+            @Override
+            public void onStoreCall(String operation, Duration elapsed) {
+                throw new IllegalStateException("metrics backend down");
+            }
+        };
         InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(clock, 100);
-        store.claim(key, fp, clock.instant().minusMillis(2_500), Duration.ofSeconds(30));
-        Outcome outcome = IdempotencyEngine.builder(store).clock(clock).build()
+        IdempotencyEngine engine = IdempotencyEngine.builder(store).listener(broken).build();
+        Admission admission = engine.admit(key, fp, IdempotencyConfig.ofDefaults());
+        assertThat(admission).isInstanceOf(Admission.Admitted.class);
+        assertThat(((Admission.Admitted) admission).execution().complete(ok).recording()).isEqualTo(Outcome.Recording.STORED);
+        assertThat(engine.execute(key, fp, IdempotencyConfig.ofDefaults(), () -> ok)).isEqualTo(new Outcome.Replayed(ok));
+    }
+
+    @Test
+    void inProgressSuggestsTheRestOfTheLeaseRoundedUpOnTheStoresClock() {
+        InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(clock, 100);
+        store.claim(key, fp, Duration.ofSeconds(30));
+        now.updateAndGet(t -> t.plusMillis(2_500));
+        Outcome outcome = IdempotencyEngine.builder(store).build()
                 .execute(key, fp, IdempotencyConfig.ofDefaults(), () -> ok);
         assertThat(outcome).isEqualTo(new Outcome.InProgress(Duration.ofSeconds(28)));
     }
 
     @Test
-    void storeFailureAfterExecutionIsReportedNotHidden() {
-        IdempotencyStore failingComplete = new IdempotencyStore() {
-            private final InMemoryIdempotencyStore delegate = new InMemoryIdempotencyStore(clock, 100);
-
-            @Override
-            public ClaimResult claim(IdempotencyKey k, Fingerprint f, Instant now, Duration lease) {
-                return delegate.claim(k, f, now, lease);
-            }
-
-            @Override
-            public boolean complete(IdempotencyKey k, OwnerToken owner, StoredResponse response, Instant now, Duration retention) {
-                throw new StoreUnavailableException("complete", new RuntimeException("connection reset"));
-            }
-
-            @Override
-            public boolean release(IdempotencyKey k, OwnerToken owner, Instant now) {
-                return delegate.release(k, owner, now);
-            }
-
-            @Override
-            public Optional<IdempotencyRecord> find(IdempotencyKey k, Instant now) {
-                return delegate.find(k, now);
-            }
-        };
-        Outcome outcome = IdempotencyEngine.builder(failingComplete).clock(clock).build()
-                .execute(key, fp, IdempotencyConfig.ofDefaults(), () -> ok);
+    void aStoreThatIsDownAfterTheWorkRanLeavesTheKeyTakenUntilTheLeaseEnds() {
+        FlakyStore store = new FlakyStore(clock);
+        store.failEveryComplete = new StoreUnavailableException("complete", new RuntimeException("connection reset"));
+        Outcome outcome = IdempotencyEngine.builder(store).build().execute(key, fp, IdempotencyConfig.ofDefaults(), () -> ok);
         assertThat(outcome).isEqualTo(new Outcome.Executed(ok, Outcome.Recording.NOT_RECORDED));
-        assertThat(failingComplete.find(key, clock.instant())).isPresent();
+        assertThat(store.find(key)).get().extracting(IdempotencyRecord::status).isEqualTo(RecordStatus.IN_PROGRESS);
+    }
+
+    @Test
+    void aSuccessTheStoreCannotKeepIsCompletedWithoutItsResponseNeverReleased() {
+        FlakyStore store = new FlakyStore(clock);
+        store.failCompleteWithResponse = new IllegalArgumentException("value too large for this server");
+        IdempotencyEngine engine = IdempotencyEngine.builder(store).build();
+        AtomicInteger runs = new AtomicInteger();
+        Outcome first = engine.execute(key, fp, IdempotencyConfig.ofDefaults(), () -> {
+            runs.incrementAndGet();
+            return ok;
+        });
+        assertThat(first).isEqualTo(new Outcome.Executed(ok, Outcome.Recording.STORED_WITHOUT_RESPONSE));
+        assertThat(store.completions).containsExactly(ok, null);
+
+        Outcome retry = engine.execute(key, fp, IdempotencyConfig.ofDefaults(), () -> {
+            runs.incrementAndGet();
+            return ok;
+        });
+        assertThat(retry).isEqualTo(new Outcome.ResponseNotKept());
+        assertThat(runs).hasValue(1);
+        IdempotencyRecord record = store.find(key).orElseThrow();
+        assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED);
+        assertThat(record.hasResponse()).isFalse();
+    }
+
+    @Test
+    void completeWithoutResponseKeepsSuccessesAndReleasesFailures() {
+        InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(clock, 100);
+        IdempotencyEngine engine = IdempotencyEngine.builder(store).build();
+        Execution success = ((Admission.Admitted) engine.admit(key, fp, IdempotencyConfig.ofDefaults())).execution();
+        assertThat(success.completeWithoutResponse(201))
+                .isEqualTo(new Outcome.Executed(201, null, Outcome.Recording.STORED_WITHOUT_RESPONSE));
+        assertThat(engine.admit(key, fp, IdempotencyConfig.ofDefaults()))
+                .isEqualTo(new Admission.Decided(new Outcome.ResponseNotKept()));
+        assertThat(engine.admit(key, Fingerprint.of("other"), IdempotencyConfig.ofDefaults()))
+                .as("a different payload is still a mismatch")
+                .isEqualTo(new Admission.Decided(new Outcome.FingerprintMismatch()));
+
+        IdempotencyKey other = new IdempotencyKey("alice", "k2");
+        Execution failure = ((Admission.Admitted) engine.admit(other, fp, IdempotencyConfig.ofDefaults())).execution();
+        assertThat(failure.completeWithoutResponse(503).recording()).isEqualTo(Outcome.Recording.RELEASED);
+        assertThat(store.find(other)).isEmpty();
     }
 
     @Test
     void keepingTheKeyOnExceptionIsConfigurable() {
         InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(clock, 100);
-        IdempotencyEngine engine = IdempotencyEngine.builder(store).clock(clock).build();
+        IdempotencyEngine engine = IdempotencyEngine.builder(store).build();
         IdempotencyConfig keep = IdempotencyConfig.custom().releaseOnException(false).build();
-        try {
-            engine.execute(key, fp, keep, () -> {
-                throw new IllegalStateException("boom");
-            });
-        } catch (IllegalStateException expected) {
-            // rethrown unchanged
-        }
+        assertThatThrownBy(() -> engine.execute(key, fp, keep, () -> {
+            throw new IllegalStateException("boom");
+        })).isInstanceOf(IllegalStateException.class).hasMessage("boom");
         assertThat(engine.execute(key, fp, keep, () -> ok)).isInstanceOf(Outcome.InProgress.class);
     }
 
     @Test
     void admittedExecutionIsFinishedExactlyOnceAndCanBeCompletedLater() {
         InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(clock, 100);
-        IdempotencyEngine engine = IdempotencyEngine.builder(store).clock(clock).build();
+        IdempotencyEngine engine = IdempotencyEngine.builder(store).build();
         Admission admission = engine.admit(key, fp, IdempotencyConfig.ofDefaults());
         assertThat(admission).isInstanceOf(Admission.Admitted.class);
         Execution execution = ((Admission.Admitted) admission).execution();
@@ -115,42 +198,26 @@ class IdempotencyEngineTest {
                 .isEqualTo(new Admission.Decided(new Outcome.InProgress(Duration.ofSeconds(30))));
 
         assertThat(execution.complete(ok)).isEqualTo(new Outcome.Executed(ok, Outcome.Recording.STORED));
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> execution.complete(ok))
-                .isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> execution.complete(ok)).isInstanceOf(IllegalStateException.class);
         assertThat(engine.admit(key, fp, IdempotencyConfig.ofDefaults()))
                 .isEqualTo(new Admission.Decided(new Outcome.Replayed(ok)));
     }
 
     @Test
-    void aResponseTheStoreCannotEncodeFreesTheKey() {
-        InMemoryIdempotencyStore memory = new InMemoryIdempotencyStore(clock, 100);
-        IdempotencyStore rejectsLargeHeaders = new IdempotencyStore() {
-            @Override
-            public ClaimResult claim(IdempotencyKey k, Fingerprint f, Instant now, Duration lease) {
-                return memory.claim(k, f, now, lease);
-            }
-
-            @Override
-            public boolean complete(IdempotencyKey k, OwnerToken owner, StoredResponse response, Instant now, Duration retention) {
-                io.onlyonce.store.StoredResponseCodec.encode(response);
-                return memory.complete(k, owner, response, now, retention);
-            }
-
-            @Override
-            public boolean release(IdempotencyKey k, OwnerToken owner, Instant now) {
-                return memory.release(k, owner, now);
-            }
-
-            @Override
-            public Optional<IdempotencyRecord> find(IdempotencyKey k, Instant now) {
-                return memory.find(k, now);
-            }
-        };
-        StoredResponse huge = new StoredResponse(200,
-                java.util.List.of(new StoredResponse.Header("X-Huge", "x".repeat(70_000))), new byte[0]);
-        Outcome outcome = IdempotencyEngine.builder(rejectsLargeHeaders).clock(clock).build()
-                .execute(key, fp, IdempotencyConfig.ofDefaults(), () -> huge);
-        assertThat(outcome).isEqualTo(new Outcome.Executed(huge, Outcome.Recording.NOT_RECORDED));
-        assertThat(memory.find(key, clock.instant())).as("released, so a retry executes").isEmpty();
+    void theMemoryStoreRefusesNewClaimsWhenFullInsteadOfEvictingAnAnswer() {
+        InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(clock, 2);
+        IdempotencyEngine engine = IdempotencyEngine.builder(store).build();
+        for (String name : List.of("a", "b")) {
+            assertThat(engine.execute(new IdempotencyKey("alice", name), fp, IdempotencyConfig.ofDefaults(), () -> ok))
+                    .isEqualTo(new Outcome.Executed(ok, Outcome.Recording.STORED));
+        }
+        Outcome third = engine.execute(new IdempotencyKey("alice", "c"), fp, IdempotencyConfig.ofDefaults(), () -> ok);
+        assertThat(third).isInstanceOf(Outcome.StoreUnavailable.class);
+        assertThat(engine.execute(new IdempotencyKey("alice", "a"), fp, IdempotencyConfig.ofDefaults(), () -> ok))
+                .isEqualTo(new Outcome.Replayed(ok));
+        now.updateAndGet(t -> t.plus(IdempotencyConfig.DEFAULT_RETENTION));
+        assertThat(engine.execute(new IdempotencyKey("alice", "c"), fp, IdempotencyConfig.ofDefaults(), () -> ok))
+                .as("room again once the retention of the others ended")
+                .isEqualTo(new Outcome.Executed(ok, Outcome.Recording.STORED));
     }
 }

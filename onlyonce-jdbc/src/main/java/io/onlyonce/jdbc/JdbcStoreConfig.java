@@ -11,9 +11,11 @@ import java.util.regex.Pattern;
  * @param tokenTable the table of {@link JdbcTokenStore}
  * @param windowTable the table of {@link JdbcWindowStore}
  * @param joinTransactions whether the stores run inside the caller's transaction (a data source
- *     such as Spring's {@code TransactionAwareDataSourceProxy} hands them its connection) and so
- *     never commit; by default ({@code false}) each operation is durable when it returns: the store
- *     commits its own work when the pool hands out connections with autocommit off
+ *     such as Spring's {@code TransactionAwareDataSourceProxy} hands them its connection), and so
+ *     never commit, roll back or retry: such transactions must run at READ COMMITTED. By default
+ *     ({@code false}) every statement is a transaction of its own, committed by the store when the
+ *     pool hands out connections with autocommit off, and retried on a serialization failure or
+ *     deadlock, so each operation is durable when it returns, at any isolation level
  */
 public record JdbcStoreConfig(String idempotencyTable, String tokenTable, String windowTable, boolean joinTransactions) {
 
@@ -64,7 +66,10 @@ public record JdbcStoreConfig(String idempotencyTable, String tokenTable, String
         return new JdbcStoreConfig(idempotencyTable, tokenTable, name, joinTransactions);
     }
 
-    /** A copy whose stores run inside the caller's transaction ({@code true}) or commit their own work. */
+    /**
+     * A copy whose stores run inside the caller's transaction ({@code true}; it must be at READ
+     * COMMITTED) or commit each of their statements ({@code false}).
+     */
     public JdbcStoreConfig withJoinTransactions(boolean join) {
         return new JdbcStoreConfig(idempotencyTable, tokenTable, windowTable, join);
     }

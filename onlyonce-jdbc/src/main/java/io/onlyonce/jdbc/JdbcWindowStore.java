@@ -1,40 +1,44 @@
 package io.onlyonce.jdbc;
 
 import io.onlyonce.Fingerprint;
-import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.jdbc.internal.ExpiredRows;
-import io.onlyonce.jdbc.internal.InsertIfAbsent;
 import io.onlyonce.jdbc.internal.Jdbc;
+import io.onlyonce.jdbc.internal.ServerClock;
+import io.onlyonce.jdbc.internal.WindowCounter;
+import io.onlyonce.window.WindowHit;
 import io.onlyonce.window.WindowStore;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Objects;
 import javax.sql.DataSource;
 
 /**
- * {@link WindowStore} on a relational database, one row per fingerprint in the window table of
- * {@link JdbcSchema}. A call inserts the row unless the fingerprint is present; otherwise one
- * {@code UPDATE ... SET window_end_ms = ? WHERE fingerprint = ? AND window_end_ms <= ?} reopens a
- * window that has ended. If neither wrote, the open window is confirmed by a read; should the row
- * have vanished in between (purged concurrently), the call starts over, a bounded number of times.
- * Thread-safe.
+ * {@link WindowStore} on a relational database: a fixed-window counter, one row per fingerprint in
+ * the window table of {@link JdbcSchema} holding the end of its window and the hits counted in it.
+ * A hit whose window has ended on the database server's clock opens a new one with count 1; later
+ * hits increment the count and leave the end alone. Each count is decided by one atomic statement,
+ * so that of any number of racing hits exactly one is first and no two get the same count:
  *
- * <p>Times have millisecond precision. See the {@link io.onlyonce.jdbc package documentation} for
- * connections, transactions and failures.
+ * <ul>
+ *   <li>PostgreSQL: {@code INSERT ... ON CONFLICT (fingerprint) DO UPDATE SET hit_count = CASE
+ *       WHEN <ended> THEN 1 ELSE hit_count + 1 END, window_end_ms = CASE ... END RETURNING
+ *       hit_count, window_end_ms - <server time>}.
+ *   <li>MySQL and MariaDB: {@code INSERT ... ON DUPLICATE KEY UPDATE} the same two columns, the new
+ *       count passed through {@code LAST_INSERT_ID(expr)}, which the next statement on the same
+ *       connection reads back with the row's end. Should the window end and a successor open
+ *       between the two statements, the time left is reported as 1 ms (the counted window is
+ *       over); the count is exact either way.
+ *   <li>H2: {@code SELECT ... FROM FINAL TABLE (UPDATE ...)}, and a plain INSERT when there is no
+ *       row yet; an insert that loses the race to another starts over, a bounded number of times.
+ * </ul>
+ *
+ * <p>Thread-safe. Times have millisecond precision. See the {@link io.onlyonce.jdbc package
+ * documentation} for connections, transactions, isolation levels, retries and failures.
  */
 public final class JdbcWindowStore implements WindowStore {
 
-    private static final int MAX_ATTEMPTS = 16;
-
     private final DataSource dataSource;
     private final boolean joinTransactions;
-    private final InsertIfAbsent open;
-    private final String reopen;
-    private final String selectOpen;
+    private final WindowCounter counter;
     private final ExpiredRows expiredRows;
 
     /** A store on the default table {@code onlyonce_window}. */
@@ -47,72 +51,29 @@ public final class JdbcWindowStore implements WindowStore {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.joinTransactions = config.joinTransactions();
         Objects.requireNonNull(dialect, "dialect");
-        String table = config.windowTable();
-        this.open = new InsertIfAbsent(dialect, table, "fingerprint, window_end_ms", "?, ?");
-        this.reopen = "UPDATE " + table + " SET window_end_ms = ? WHERE fingerprint = ? AND window_end_ms <= ?";
-        this.selectOpen = "SELECT 1 FROM " + table + " WHERE fingerprint = ? AND window_end_ms > ?";
-        this.expiredRows = new ExpiredRows(dialect, table, "fingerprint", "window_end_ms");
+        this.counter = WindowCounter.of(dialect, config.windowTable());
+        this.expiredRows = new ExpiredRows(dialect, config.windowTable(), "fingerprint", "window_end_ms");
     }
 
+    /** @throws IllegalArgumentException when {@code window} is not positive */
     @Override
-    public boolean firstInWindow(Fingerprint fingerprint, Duration window, Instant now) {
-        String hex = fingerprint.hex();
-        long nowMillis = now.toEpochMilli();
-        long endMillis = now.plus(window).toEpochMilli();
-        return Jdbc.run(dataSource, joinTransactions, "window check", connection -> {
-            for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-                if (insert(connection, hex, endMillis) || reopen(connection, hex, endMillis, nowMillis)) {
-                    return true;
-                }
-                if (isOpen(connection, hex, nowMillis)) {
-                    return false;
-                }
-            }
-            throw new StoreUnavailableException("window check", new IllegalStateException(
-                    "the window kept changing for " + MAX_ATTEMPTS + " attempts"));
-        });
+    public WindowHit hit(Fingerprint key, Duration window) {
+        String hex = key.hex();
+        long windowMillis = ServerClock.millis("window", window);
+        return Jdbc.run(dataSource, joinTransactions, "window hit", session -> counter.hit(session, hex, windowMillis));
     }
 
     /**
-     * Deletes the windows that ended at or before {@code now}, at most {@code batchSize} rows per
-     * statement, until a statement deletes fewer. Ended windows decide nothing, so this only
+     * Deletes the windows that ended on the database server's clock, at most {@code batchSize}
+     * rows per statement, until a statement deletes fewer; unless the store joins the caller's
+     * transaction, each batch is committed on its own. Ended windows decide nothing, so this only
      * reclaims space.
      *
      * @return how many windows were deleted
      * @throws IllegalArgumentException when {@code batchSize} is not positive
      */
-    public int purgeExpired(Instant now, int batchSize) {
-        if (batchSize < 1) {
-            throw new IllegalArgumentException("batchSize must be positive");
-        }
-        return Jdbc.run(dataSource, joinTransactions, "window purge",
-                connection -> expiredRows.purge(connection, now.toEpochMilli(), batchSize));
-    }
-
-    private boolean insert(Connection connection, String hex, long endMillis) throws SQLException {
-        try (PreparedStatement insert = connection.prepareStatement(open.sql())) {
-            insert.setString(1, hex);
-            insert.setLong(2, endMillis);
-            return open.execute(insert);
-        }
-    }
-
-    private boolean reopen(Connection connection, String hex, long endMillis, long nowMillis) throws SQLException {
-        try (PreparedStatement update = connection.prepareStatement(reopen)) {
-            update.setLong(1, endMillis);
-            update.setString(2, hex);
-            update.setLong(3, nowMillis);
-            return update.executeUpdate() == 1;
-        }
-    }
-
-    private boolean isOpen(Connection connection, String hex, long nowMillis) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement(selectOpen)) {
-            select.setString(1, hex);
-            select.setLong(2, nowMillis);
-            try (ResultSet row = select.executeQuery()) {
-                return row.next();
-            }
-        }
+    public int purgeExpired(int batchSize) {
+        ExpiredRows.checkBatchSize(batchSize);
+        return Jdbc.run(dataSource, joinTransactions, "window purge", session -> expiredRows.purge(session, batchSize));
     }
 }

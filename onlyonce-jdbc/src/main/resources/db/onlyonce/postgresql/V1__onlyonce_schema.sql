@@ -1,11 +1,14 @@
 -- OnlyOnce schema for PostgreSQL.
 -- Run by Flyway (location classpath:db/onlyonce/postgresql) or by io.onlyonce.jdbc.JdbcSchema.
 -- Every statement is idempotent, so applying the script again changes nothing.
--- Times are epoch milliseconds (BIGINT), always compared with the caller's clock, never the server's.
+-- Times are epoch milliseconds (BIGINT) on the database server's clock, the one clock that every
+-- application instance shares: each statement computes and compares them with the server's current
+-- time (statement_timestamp() as epoch ms, whatever the session time zone), never a caller's.
 -- Key, owner and id columns use the "C" collation: exact byte comparison and the fastest index.
 
 -- One row per idempotency key. status: P = in progress (expires_at_ms is the end of the lease),
--- C = completed (expires_at_ms is the end of the retention, the response columns are set).
+-- C = completed (expires_at_ms is the end of the retention; the response columns are set, or all
+-- three are NULL when the work ran but its response could not be kept).
 -- response_headers holds one "name: value" line per header, in order.
 CREATE TABLE IF NOT EXISTS onlyonce_idempotency (
     scope            VARCHAR(512) COLLATE "C" NOT NULL,
@@ -22,7 +25,7 @@ CREATE TABLE IF NOT EXISTS onlyonce_idempotency (
 );
 CREATE INDEX IF NOT EXISTS onlyonce_idempotency_expires_idx ON onlyonce_idempotency (expires_at_ms);
 
--- One row per issued one-time token.
+-- One row per issued one-time token; expires_at_ms is the server's time at save plus the token's ttl.
 CREATE TABLE IF NOT EXISTS onlyonce_token (
     id            VARCHAR(22) COLLATE "C" NOT NULL PRIMARY KEY,
     status        VARCHAR(8)              NOT NULL CHECK (status IN ('CREATED', 'CONSUMED')),
@@ -30,9 +33,11 @@ CREATE TABLE IF NOT EXISTS onlyonce_token (
 );
 CREATE INDEX IF NOT EXISTS onlyonce_token_expires_idx ON onlyonce_token (expires_at_ms);
 
--- One row per request fingerprint (64 lower-case hex digits) whose window is or was open.
+-- One row per request fingerprint (64 lower-case hex digits) whose window is or was open:
+-- window_end_ms is the end of the window opened by its first hit, hit_count the hits counted in it.
 CREATE TABLE IF NOT EXISTS onlyonce_window (
     fingerprint   VARCHAR(64) COLLATE "C" NOT NULL PRIMARY KEY,
-    window_end_ms BIGINT                  NOT NULL
+    window_end_ms BIGINT                  NOT NULL,
+    hit_count     BIGINT                  NOT NULL
 );
 CREATE INDEX IF NOT EXISTS onlyonce_window_end_idx ON onlyonce_window (window_end_ms);

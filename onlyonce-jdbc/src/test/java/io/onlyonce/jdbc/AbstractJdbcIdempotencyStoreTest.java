@@ -1,17 +1,23 @@
 package io.onlyonce.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.onlyonce.Fingerprint;
 import io.onlyonce.IdempotencyKey;
+import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.StoredResponse;
+import io.onlyonce.jdbc.ScratchDatabase.PoolMode;
+import io.onlyonce.jdbc.internal.ServerClock;
 import io.onlyonce.store.ClaimResult;
+import io.onlyonce.store.IdempotencyRecord;
 import io.onlyonce.store.IdempotencyStore;
 import io.onlyonce.store.OwnerToken;
+import io.onlyonce.store.RecordStatus;
 import io.onlyonce.testing.AbstractIdempotencyStoreContractTest;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -20,16 +26,11 @@ import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
-import io.onlyonce.store.RecordStatus;
-import org.springframework.jdbc.datasource.DelegatingDataSource;
-import javax.sql.DataSource;
-import java.sql.SQLException;
-import java.sql.Connection;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * The idempotency contract on one database, plus what a user sees in the table: the columns of a
- * row, the purge, and claims inside the caller's transaction.
+ * The idempotency contract on one database and pool mode, plus what a user sees in the table: the
+ * columns of a row on the server's clock, the purge, and claims inside the caller's transaction.
  */
 abstract class AbstractJdbcIdempotencyStoreTest extends AbstractIdempotencyStoreContractTest {
 
@@ -41,15 +42,27 @@ abstract class AbstractJdbcIdempotencyStoreTest extends AbstractIdempotencyStore
 
     @Override
     protected IdempotencyStore createStore() {
-        return jdbcStore();
+        return newStore();
+    }
+
+    @Override
+    protected IdempotencyStore createSecondClient() {
+        return new JdbcIdempotencyStore(database().secondDataSource(), database().dialect());
     }
 
     @Override
     protected Optional<IdempotencyStore> createUnreachableStore() {
+        if (database().mode() != PoolMode.AUTOCOMMIT) {
+            return Optional.empty(); // never connects, so the pool's mode changes nothing: run once, on the autocommit suite
+        }
         return database().unreachableDataSource().map(dead -> new JdbcIdempotencyStore(dead, database().dialect()));
     }
 
     private JdbcIdempotencyStore jdbcStore() {
+        return (JdbcIdempotencyStore) store;
+    }
+
+    private JdbcIdempotencyStore newStore() {
         return new JdbcIdempotencyStore(database().dataSource(), database().dialect());
     }
 
@@ -65,24 +78,23 @@ abstract class AbstractJdbcIdempotencyStoreTest extends AbstractIdempotencyStore
         return rows.stream().findFirst();
     }
 
-    private OwnerToken claim(IdempotencyKey key, Fingerprint fingerprint, Instant now, Duration lease) {
-        ClaimResult result = store.claim(key, fingerprint, now, lease);
-        assertThat(result).isInstanceOf(ClaimResult.Claimed.class);
-        return ((ClaimResult.Claimed) result).owner();
+    private OwnerToken claim(IdempotencyKey key, Fingerprint fingerprint, Duration lease) {
+        return claimed(store, key, fingerprint, lease);
     }
 
     @Test
-    void claimWritesAnInProgressRow() throws Exception {
+    void claimWritesAnInProgressRowOnTheServersClock() throws Exception {
         IdempotencyKey key = key();
-        Instant now = clock.instant();
-        OwnerToken owner = claim(key, fingerprint("a"), now, LEASE);
+        long before = database().serverNow();
+        OwnerToken owner = claim(key, fingerprint("a"), LEASE);
+        long after = database().serverNow();
 
         Row row = row(key).orElseThrow();
         assertThat(row.status()).isEqualTo("P");
         assertThat(row.fingerprint()).isEqualTo(fingerprint("a").hex());
         assertThat(row.owner()).isEqualTo(owner.value());
-        assertThat(row.expiresAtMs()).isEqualTo(now.plus(LEASE).toEpochMilli());
-        assertThat(row.createdAtMs()).isEqualTo(now.toEpochMilli());
+        assertThat(row.createdAtMs()).isBetween(before, after);
+        assertThat(row.expiresAtMs()).isEqualTo(row.createdAtMs() + LEASE.toMillis());
         assertThat(row.responseStatus()).isNull();
         assertThat(row.responseHeaders()).isNull();
         assertThat(row.responseBody()).isNull();
@@ -91,43 +103,88 @@ abstract class AbstractJdbcIdempotencyStoreTest extends AbstractIdempotencyStore
     @Test
     void completeWritesTheResponseIntoItsColumns() throws Exception {
         IdempotencyKey key = key();
-        Instant now = clock.instant();
-        OwnerToken owner = claim(key, fingerprint("a"), now, LEASE);
-        assertThat(store.complete(key, owner, response(), now.plusMillis(7), RETENTION)).isTrue();
+        OwnerToken owner = claim(key, fingerprint("a"), LEASE);
+        long createdAt = row(key).orElseThrow().createdAtMs();
+        long before = database().serverNow();
+        assertThat(store.complete(key, owner, response(), RETENTION)).isTrue();
+        long after = database().serverNow();
 
         Row row = row(key).orElseThrow();
         assertThat(row.status()).isEqualTo("C");
         assertThat(row.owner()).isEqualTo(owner.value());
-        assertThat(row.expiresAtMs()).isEqualTo(now.plusMillis(7).plus(RETENTION).toEpochMilli());
-        assertThat(row.createdAtMs()).isEqualTo(now.toEpochMilli());
+        assertThat(row.expiresAtMs()).isBetween(before + RETENTION.toMillis(), after + RETENTION.toMillis());
+        assertThat(row.createdAtMs()).isEqualTo(createdAt);
         assertThat(row.responseStatus()).isEqualTo(201);
         assertThat(row.responseHeaders()).isEqualTo("Location: /orders/42\nContent-Type: application/json");
         assertThat(row.responseBody()).containsExactly(response().body());
     }
 
     @Test
+    void completeWithoutAResponseLeavesACompletedRowWithNullResponseColumns() throws Exception {
+        IdempotencyKey key = key();
+        OwnerToken owner = claim(key, fingerprint("a"), LEASE);
+        assertThat(store.complete(key, owner, null, RETENTION)).isTrue();
+
+        Row row = row(key).orElseThrow();
+        assertThat(row.status()).isEqualTo("C");
+        assertThat(row.owner()).isEqualTo(owner.value());
+        assertThat(row.responseStatus()).isNull();
+        assertThat(row.responseHeaders()).isNull();
+        assertThat(row.responseBody()).isNull();
+        IdempotencyRecord record = store.find(key).orElseThrow();
+        assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED);
+        assertThat(record.response()).isNull();
+    }
+
+    @Test
+    void expiresInIsTheServersTimeLeft() throws Exception {
+        IdempotencyKey key = key();
+        claim(key, fingerprint("a"), LEASE);
+        long before = database().serverNow();
+        Duration expiresIn = store.find(key).orElseThrow().expiresIn();
+        long after = database().serverNow();
+        long expiresAt = row(key).orElseThrow().expiresAtMs();
+        assertThat(expiresIn.toMillis()).isBetween(expiresAt - after, expiresAt - before);
+    }
+
+    @Test
     void takeOverRewritesTheWholeRow() throws Exception {
         IdempotencyKey key = key();
-        Instant start = clock.instant();
-        OwnerToken first = claim(key, fingerprint("a"), start, LEASE);
-        assertThat(store.complete(key, first, response(), start, Duration.ofSeconds(10))).isTrue();
+        OwnerToken first = claim(key, fingerprint("a"), LEASE);
+        assertThat(store.complete(key, first, response(), SHORT)).isTrue();
+        elapse(SHORT.plusMillis(100));
 
-        Instant later = start.plusSeconds(10);
-        OwnerToken second = claim(key, fingerprint("b"), later, LEASE);
+        long before = database().serverNow();
+        OwnerToken second = claim(key, fingerprint("b"), LEASE);
+        long after = database().serverNow();
         Row row = row(key).orElseThrow();
         assertThat(row.status()).isEqualTo("P");
         assertThat(row.fingerprint()).isEqualTo(fingerprint("b").hex());
         assertThat(row.owner()).isEqualTo(second.value());
-        assertThat(row.expiresAtMs()).isEqualTo(later.plus(LEASE).toEpochMilli());
-        assertThat(row.createdAtMs()).isEqualTo(later.toEpochMilli());
+        assertThat(row.createdAtMs()).isBetween(before, after);
+        assertThat(row.expiresAtMs()).isEqualTo(row.createdAtMs() + LEASE.toMillis());
         assertThat(row.responseStatus()).isNull();
         assertThat(row.responseHeaders()).isNull();
         assertThat(row.responseBody()).isNull();
     }
 
     @Test
+    void aRowIsExpiredOnceTheServersClockReachesItsExpiry() throws Exception {
+        IdempotencyKey key = key();
+        OwnerToken owner = claim(key, fingerprint("a"), LEASE);
+        assertThat(database().update("UPDATE onlyonce_idempotency SET expires_at_ms = "
+                + ServerClock.nowMillis(database().dialect())
+                + " WHERE scope = ? AND idem_key = ?", key.scope(), key.name())).isEqualTo(1);
+
+        assertThat(store.find(key)).isEmpty();
+        assertThat(store.complete(key, owner, response(), RETENTION)).isFalse();
+        assertThat(store.release(key, owner)).isFalse();
+        OwnerToken next = claim(key, fingerprint("a"), LEASE);
+        assertThat(store.find(key).orElseThrow().owner()).isEqualTo(next);
+    }
+
+    @Test
     void keysDifferingOnlyInCaseOrTrailingSpacesAreDistinct() {
-        Instant now = clock.instant();
         String id = UUID.randomUUID().toString();
         for (IdempotencyKey key : List.of(
                 new IdempotencyKey("tenant:" + id, "Key-A"),
@@ -135,125 +192,164 @@ abstract class AbstractJdbcIdempotencyStoreTest extends AbstractIdempotencyStore
                 new IdempotencyKey("Tenant:" + id, "Key-A"),
                 new IdempotencyKey("tenant:" + id + " ", "Key-A"),
                 new IdempotencyKey("tenant:" + id + "  ", "Key-A"))) {
-            claim(key, fingerprint("a"), now, LEASE);
+            claim(key, fingerprint("a"), LEASE);
         }
     }
 
     @Test
     void unicodeEmptyAndPaddedHeaderValuesRoundTrip() {
         IdempotencyKey key = key();
-        Instant now = clock.instant();
-        OwnerToken owner = claim(key, fingerprint("a"), now, LEASE);
+        OwnerToken owner = claim(key, fingerprint("a"), LEASE);
         StoredResponse response = new StoredResponse(200, List.of(
                 new StoredResponse.Header("X-Name", "naïve 订单 ✓"),
                 new StoredResponse.Header("X-Empty", ""),
                 new StoredResponse.Header("X-Padded", "  two spaces: then a colon  "),
                 new StoredResponse.Header("X-Empty", "")), new byte[0]);
-        assertThat(store.complete(key, owner, response, now, RETENTION)).isTrue();
-        assertThat(store.find(key, now).orElseThrow().response()).isEqualTo(response);
+        assertThat(store.complete(key, owner, response, RETENTION)).isTrue();
+        assertThat(store.find(key).orElseThrow().response()).isEqualTo(response);
     }
 
     @Test
-    void purgeExpiredDeletesExactlyTheExpiredRowsInBatches() throws Exception {
+    void responsesOfMegabytesRoundTrip() {
+        IdempotencyKey key = key();
+        OwnerToken owner = claim(key, fingerprint("a"), LEASE);
+        byte[] body = new byte[3_000_000];
+        Arrays.fill(body, (byte) 0xA5);
+        List<StoredResponse.Header> headers = new ArrayList<>();
+        headers.add(new StoredResponse.Header("Link", "<https://example.com/" + "x".repeat(1_200_000) + ">"));
+        headers.add(new StoredResponse.Header("X-Text", "订单 ✓ 😀".repeat(20_000)));
+        StoredResponse response = new StoredResponse(200, headers, body);
+        assertThat(store.complete(key, owner, response, RETENTION)).isTrue();
+        assertThat(store.find(key).orElseThrow().response()).isEqualTo(response);
+    }
+
+    @Test
+    void purgeExpiredDeletesExactlyTheExpiredRowsInBatchesEachCommittedOnItsOwn() throws Exception {
         database().update("DELETE FROM onlyonce_idempotency");
-        Instant start = clock.instant();
-        Duration brief = Duration.ofSeconds(1);
-        List<IdempotencyKey> live = new ArrayList<>();
         for (int i = 0; i < 25; i++) {
             IdempotencyKey key = key();
-            OwnerToken owner = claim(key, fingerprint("a"), start, brief);
+            OwnerToken owner = claim(key, fingerprint("a"), SHORT);
             if (i % 2 == 0) {
-                assertThat(store.complete(key, owner, response(), start, brief)).isTrue();
+                assertThat(store.complete(key, owner, response(), SHORT)).isTrue();
             }
         }
+        List<IdempotencyKey> live = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             IdempotencyKey key = key();
-            OwnerToken owner = claim(key, fingerprint("a"), start, LEASE);
+            OwnerToken owner = claim(key, fingerprint("a"), LEASE);
             if (i % 2 == 0) {
-                assertThat(store.complete(key, owner, response(), start, RETENTION)).isTrue();
+                assertThat(store.complete(key, owner, response(), RETENTION)).isTrue();
             }
             live.add(key);
         }
+        elapse(SHORT.plusMillis(100));
 
-        ExecutionCounter deletes = new ExecutionCounter("DELETE");
+        List<Long> rowsSeenByOthers = new ArrayList<>();
+        ExecutionCounter deletes = new ExecutionCounter("DELETE",
+                earlier -> rowsSeenByOthers.add(database().queryLong("SELECT COUNT(*) FROM onlyonce_idempotency")));
         JdbcIdempotencyStore counted = new JdbcIdempotencyStore(deletes.wrap(database().dataSource()), database().dialect());
-        Instant later = start.plus(brief);
-        assertThat(counted.purgeExpired(later, 10)).isEqualTo(25);
+        assertThat(counted.purgeExpired(10)).isEqualTo(25);
         assertThat(deletes.executions()).as("batches of 10, 10 and 5").isEqualTo(3);
+        assertThat(rowsSeenByOthers).as("each batch committed before the next").containsExactly(30L, 20L, 10L);
 
         assertThat(database().queryLong("SELECT COUNT(*) FROM onlyonce_idempotency")).isEqualTo(5);
         for (IdempotencyKey key : live) {
-            assertThat(store.find(key, later)).isPresent();
+            assertThat(store.find(key)).isPresent();
         }
-        assertThat(counted.purgeExpired(later, 10)).isZero();
+        assertThat(counted.purgeExpired(10)).isZero();
+        assertThatThrownBy(() -> counted.purgeExpired(0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void purgeNeverDeletesARunningClaim() throws Exception {
+        IdempotencyKey key = key();
+        OwnerToken owner = claim(key, fingerprint("a"), LEASE);
+        jdbcStore().purgeExpired(1_000);
+        assertThat(store.find(key).orElseThrow().owner()).isEqualTo(owner);
+        assertThat(store.complete(key, owner, response(), RETENTION)).isTrue();
+    }
+
+    @Test
+    void nonPositiveDurationsAreRefused() {
+        IdempotencyKey key = key();
+        assertThatThrownBy(() -> store.claim(key, fingerprint("a"), Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
+        OwnerToken owner = claim(key, fingerprint("a"), LEASE);
+        assertThatThrownBy(() -> store.complete(key, owner, response(), Duration.ofSeconds(-1)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(store.find(key).orElseThrow().status()).isEqualTo(RecordStatus.IN_PROGRESS);
+    }
+
+    @Test
+    void aRowThisStoreDidNotWriteIsStoreUnavailable() throws Exception {
+        IdempotencyKey key = key();
+        claim(key, fingerprint("a"), LEASE);
+        database().update("UPDATE onlyonce_idempotency SET fingerprint = 'not hex' WHERE scope = ? AND idem_key = ?",
+                key.scope(), key.name());
+        assertThatThrownBy(() -> store.find(key)).isInstanceOf(StoreUnavailableException.class);
     }
 
     @Test
     void claimInsideAnOpenTransactionLeavesItUsableAndCommits() throws Exception {
         database().update("CREATE TABLE IF NOT EXISTS user_orders (id VARCHAR(64) PRIMARY KEY)");
-        Instant now = clock.instant();
         IdempotencyKey taken = key();
-        claim(taken, fingerprint("a"), now, LEASE);
+        claim(taken, fingerprint("a"), LEASE);
         IdempotencyKey fresh = key();
         String firstOrder = UUID.randomUUID().toString();
         String secondOrder = UUID.randomUUID().toString();
 
         JdbcTemplate jdbc = new JdbcTemplate(database().dataSource());
-        JdbcIdempotencyStore inTransaction = new JdbcIdempotencyStore(
-                new TransactionAwareDataSourceProxy(database().dataSource()), database().dialect(),
-                JdbcStoreConfig.defaults().withJoinTransactions(true));
-        new TransactionTemplate(new DataSourceTransactionManager(database().dataSource())).executeWithoutResult(tx -> {
+        JdbcIdempotencyStore inTransaction = joined();
+        readCommitted().executeWithoutResult(tx -> {
             jdbc.update("INSERT INTO user_orders (id) VALUES (?)", firstOrder);
-            assertThat(inTransaction.claim(taken, fingerprint("a"), now, LEASE)).isInstanceOf(ClaimResult.Existing.class);
-            assertThat(inTransaction.claim(fresh, fingerprint("a"), now, LEASE)).isInstanceOf(ClaimResult.Claimed.class);
+            assertThat(inTransaction.claim(taken, fingerprint("a"), LEASE)).isInstanceOf(ClaimResult.Existing.class);
+            assertThat(inTransaction.claim(fresh, fingerprint("a"), LEASE)).isInstanceOf(ClaimResult.Claimed.class);
             jdbc.update("INSERT INTO user_orders (id) VALUES (?)", secondOrder);
         });
 
         assertThat(database().queryLong("SELECT COUNT(*) FROM user_orders WHERE id IN (?, ?)", firstOrder, secondOrder))
                 .isEqualTo(2);
-        assertThat(store.find(fresh, now)).isPresent();
-    }
-
-    @Test
-    void writesAreDurableWhenThePoolHandsOutConnectionsWithoutAutocommit() throws Exception {
-        Instant now = clock.instant();
-        IdempotencyKey key = key();
-        DataSource noAutocommit = new DelegatingDataSource(database().dataSource()) {
-            @Override
-            public Connection getConnection() throws SQLException {
-                Connection connection = super.getConnection();
-                connection.setAutoCommit(false);
-                return connection;
-            }
-        };
-        JdbcIdempotencyStore manual = new JdbcIdempotencyStore(noAutocommit, database().dialect());
-        ClaimResult claim = manual.claim(key, fingerprint("a"), now, LEASE);
-        assertThat(claim).isInstanceOf(ClaimResult.Claimed.class);
-        assertThat(store.find(key, now)).as("visible to another connection: committed").isPresent();
-        assertThat(manual.complete(key, ((ClaimResult.Claimed) claim).owner(), response(), now, RETENTION)).isTrue();
-        assertThat(store.find(key, now).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+        assertThat(store.find(fresh)).isPresent();
     }
 
     @Test
     void claimInsideATransactionRollsBackWithIt() {
-        Instant now = clock.instant();
         IdempotencyKey key = key();
-        JdbcIdempotencyStore inTransaction = new JdbcIdempotencyStore(
-                new TransactionAwareDataSourceProxy(database().dataSource()), database().dialect(),
-                JdbcStoreConfig.defaults().withJoinTransactions(true));
-        new TransactionTemplate(new DataSourceTransactionManager(database().dataSource())).executeWithoutResult(tx -> {
-            assertThat(inTransaction.claim(key, fingerprint("a"), now, LEASE)).isInstanceOf(ClaimResult.Claimed.class);
+        JdbcIdempotencyStore inTransaction = joined();
+        readCommitted().executeWithoutResult(tx -> {
+            assertThat(inTransaction.claim(key, fingerprint("a"), LEASE)).isInstanceOf(ClaimResult.Claimed.class);
             tx.setRollbackOnly();
         });
-        assertThat(store.find(key, now)).isEmpty();
+        assertThat(store.find(key)).isEmpty();
     }
 
     @Test
     void schemaCanBeAppliedAgainAndTheDialectIsDetected() {
         IdempotencyKey key = key();
-        claim(key, fingerprint("a"), clock.instant(), LEASE);
+        claim(key, fingerprint("a"), LEASE);
         JdbcSchema.apply(database().dataSource(), database().dialect());
-        assertThat(store.find(key, clock.instant())).isPresent();
+        assertThat(newStore().find(key)).isPresent();
         assertThat(JdbcDialect.detect(database().dataSource())).isEqualTo(database().dialect());
+    }
+
+    @Test
+    void bodiesAreBytesNotText() {
+        IdempotencyKey key = key();
+        OwnerToken owner = claim(key, fingerprint("a"), LEASE);
+        byte[] notUtf8 = {(byte) 0xC3, (byte) 0x28, 0, (byte) 0xFF};
+        StoredResponse response = StoredResponse.of(200, notUtf8);
+        assertThat(store.complete(key, owner, response, RETENTION)).isTrue();
+        assertThat(store.find(key).orElseThrow().response().body()).containsExactly(notUtf8);
+    }
+
+    private JdbcIdempotencyStore joined() {
+        return new JdbcIdempotencyStore(new TransactionAwareDataSourceProxy(database().dataSource()), database().dialect(),
+                JdbcStoreConfig.defaults().withJoinTransactions(true));
+    }
+
+    /** A caller's transaction at READ COMMITTED, as joined transactions must be. */
+    private TransactionTemplate readCommitted() {
+        TransactionTemplate template = new TransactionTemplate(new DataSourceTransactionManager(database().dataSource()));
+        template.setIsolationLevel(TransactionTemplate.ISOLATION_READ_COMMITTED);
+        return template;
     }
 }

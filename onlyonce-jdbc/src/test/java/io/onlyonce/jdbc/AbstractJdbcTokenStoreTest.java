@@ -1,19 +1,21 @@
 package io.onlyonce.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.onlyonce.jdbc.ScratchDatabase.PoolMode;
 import io.onlyonce.testing.AbstractTokenStoreContractTest;
 import io.onlyonce.token.OneTimeToken;
 import io.onlyonce.token.TokenStore;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** The token contract on one database, plus what a user sees in the table. */
+/** The token contract on one database and pool mode, plus what a user sees in the table. */
 abstract class AbstractJdbcTokenStoreTest extends AbstractTokenStoreContractTest {
+
 
     /** The scratch database of the test class. */
     protected abstract ScratchDatabase database();
@@ -25,6 +27,9 @@ abstract class AbstractJdbcTokenStoreTest extends AbstractTokenStoreContractTest
 
     @Override
     protected Optional<TokenStore> createUnreachableStore() {
+        if (database().mode() != PoolMode.AUTOCOMMIT) {
+            return Optional.empty(); // never connects, so the pool's mode changes nothing: run once, on the autocommit suite
+        }
         return database().unreachableDataSource().map(dead -> new JdbcTokenStore(dead, database().dialect()));
     }
 
@@ -38,54 +43,62 @@ abstract class AbstractJdbcTokenStoreTest extends AbstractTokenStoreContractTest
     }
 
     @Test
-    void rowFollowsTheTokenLifecycle() throws Exception {
-        OneTimeToken token = newToken(Duration.ofMinutes(10));
-        Instant now = clock.instant();
-        store.save(token, now);
-        assertThat(row(token)).isEqualTo(new Row("CREATED", token.expiresAt().toEpochMilli()));
-        assertThat(store.consume(token, now)).isTrue();
+    void rowLivesForTheTtlOnTheServersClockAndFollowsTheLifecycle() throws Exception {
+        OneTimeToken token = newToken(Duration.ofDays(3));
+        long before = database().serverNow();
+        assertThat(store.save(token, TTL)).isTrue();
+        long after = database().serverNow();
+
+        Row row = row(token);
+        assertThat(row.status()).isEqualTo("CREATED");
+        assertThat(row.expiresAtMs()).as("server time + ttl, not the signed expiry")
+                .isBetween(before + TTL.toMillis(), after + TTL.toMillis());
+        assertThat(store.consume(token)).isTrue();
         assertThat(row(token).status()).isEqualTo("CONSUMED");
-        assertThat(store.restore(token, now)).isTrue();
-        assertThat(row(token).status()).isEqualTo("CREATED");
+        assertThat(store.restore(token)).isTrue();
+        assertThat(row(token)).isEqualTo(new Row("CREATED", row.expiresAtMs()));
     }
 
     @Test
     void savingAgainDoesNotReviveAConsumedToken() throws Exception {
-        OneTimeToken token = newToken(Duration.ofMinutes(10));
-        Instant now = clock.instant();
-        store.save(token, now);
-        assertThat(store.consume(token, now)).isTrue();
-        store.save(token, now);
-        assertThat(store.consume(token, now)).isFalse();
-        assertThat(row(token).status()).isEqualTo("CONSUMED");
+        OneTimeToken token = saved(TTL);
+        long expiresAt = row(token).expiresAtMs();
+        assertThat(store.consume(token)).isTrue();
+        assertThat(store.save(token, TTL.multipliedBy(2))).isTrue();
+        assertThat(store.consume(token)).isFalse();
+        assertThat(row(token)).isEqualTo(new Row("CONSUMED", expiresAt));
     }
 
     @Test
-    void purgeExpiredDeletesExactlyTheExpiredTokensInBatches() throws Exception {
+    void nonPositiveTtlIsRefused() {
+        assertThatThrownBy(() -> store.save(newToken(TTL), Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void purgeExpiredDeletesExactlyTheExpiredTokensInBatchesEachCommittedOnItsOwn() throws Exception {
         database().update("DELETE FROM onlyonce_token");
-        Instant now = clock.instant();
         for (int i = 0; i < 12; i++) {
-            OneTimeToken token = newToken(Duration.ofSeconds(1));
-            store.save(token, now);
+            OneTimeToken token = saved(SHORT);
             if (i % 3 == 0) {
-                assertThat(store.consume(token, now)).isTrue();
+                assertThat(store.consume(token)).isTrue();
             }
         }
         List<OneTimeToken> live = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            OneTimeToken token = newToken(Duration.ofMinutes(10));
-            store.save(token, now);
-            live.add(token);
+            live.add(saved(TTL));
         }
+        elapse(SHORT.plusMillis(100));
 
-        ExecutionCounter deletes = new ExecutionCounter("DELETE");
+        List<Long> rowsSeenByOthers = new ArrayList<>();
+        ExecutionCounter deletes = new ExecutionCounter("DELETE",
+                earlier -> rowsSeenByOthers.add(database().queryLong("SELECT COUNT(*) FROM onlyonce_token")));
         JdbcTokenStore counted = new JdbcTokenStore(deletes.wrap(database().dataSource()), database().dialect());
-        Instant later = now.plusSeconds(1);
-        assertThat(counted.purgeExpired(later, 5)).isEqualTo(12);
+        assertThat(counted.purgeExpired(5)).isEqualTo(12);
         assertThat(deletes.executions()).as("batches of 5, 5 and 2").isEqualTo(3);
+        assertThat(rowsSeenByOthers).as("each batch committed before the next").containsExactly(15L, 10L, 5L);
         assertThat(database().queryLong("SELECT COUNT(*) FROM onlyonce_token")).isEqualTo(3);
         for (OneTimeToken token : live) {
-            assertThat(store.consume(token, later)).isTrue();
+            assertThat(store.consume(token)).isTrue();
         }
     }
 }

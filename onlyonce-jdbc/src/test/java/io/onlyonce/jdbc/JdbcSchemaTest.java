@@ -7,7 +7,6 @@ import io.onlyonce.IdempotencyKey;
 import io.onlyonce.StoreUnavailableException;
 import java.sql.Connection;
 import java.sql.Statement;
-import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
@@ -39,7 +38,7 @@ class JdbcSchemaTest {
                 .allSatisfy(sql -> assertThat(sql).matches("(?s)CREATE (TABLE|INDEX) IF NOT EXISTS .*"))
                 .noneSatisfy(sql -> assertThat(sql).contains("--"));
         assertThat(String.join("\n", statements))
-                .contains("onlyonce_idempotency", "onlyonce_token", "onlyonce_window", "expires_at_ms", "window_end_ms");
+                .contains("onlyonce_idempotency", "onlyonce_token", "onlyonce_window", "expires_at_ms", "window_end_ms", "hit_count");
     }
 
     @ParameterizedTest
@@ -64,7 +63,7 @@ class JdbcSchemaTest {
             StoreSmoke.storesWork(h2, JdbcDialect.H2, CUSTOM);
             JdbcSchema.apply(h2, JdbcDialect.H2, CUSTOM);
             assertThat(new JdbcIdempotencyStore(h2, JdbcDialect.H2, CUSTOM)
-                    .find(new IdempotencyKey("smoke", "key-1"), Instant.now())).isPresent();
+                    .find(new IdempotencyKey("smoke", "key-1"))).isPresent();
         } finally {
             try (Connection last = h2.getConnection(); Statement statement = last.createStatement()) {
                 statement.execute("SHUTDOWN");

@@ -2,6 +2,7 @@ package io.onlyonce.jdbc;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.onlyonce.jdbc.internal.ServerClock;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -10,6 +11,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.regex.Matcher;
@@ -22,7 +24,13 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 /**
  * A throwaway database for one test class: {@code oo_test_<random>} created on the server (or an
  * in-memory H2 database), given the schema by {@link JdbcSchema} and a HikariCP pool, dropped after
- * the class. Register it as a static {@code @RegisterExtension} field.
+ * the class (and its {@code @Nested} classes). Register it as a static {@code @RegisterExtension} field.
+ *
+ * <p>The pool hands out connections in the {@link #using(PoolMode) mode asked for}: autocommit on
+ * (the default), or off at READ COMMITTED or REPEATABLE READ. Its sessions run in the time zone {@value #PRIMARY_ZONE} (MariaDB
+ * {@value #PRIMARY_OFFSET}); {@link #secondDataSource()} is another, small pool on the same database
+ * in the same mode whose sessions run in {@value #SECOND_ZONE} (MariaDB {@value #SECOND_OFFSET}), as
+ * a second application instance's might. The servers run in UTC, so neither zone is theirs.
  *
  * <p>Servers: PostgreSQL at {@code ONLYONCE_PG_URL} (default {@value #DEFAULT_PG_URL}) and MariaDB
  * at {@code ONLYONCE_MARIADB_URL} (default {@value #DEFAULT_MARIADB_URL}), read from a system
@@ -36,6 +44,31 @@ final class ScratchDatabase implements BeforeAllCallback, AfterAllCallback {
 
     /** Enough connections that the contract suites' 64 racing threads all hold one at once. */
     private static final int POOL_SIZE = 70;
+    private static final int SECOND_POOL_SIZE = 4;
+    static final String PRIMARY_ZONE = "Asia/Tokyo";
+    static final String PRIMARY_OFFSET = "+09:00";
+    static final String SECOND_ZONE = "America/New_York";
+    static final String SECOND_OFFSET = "-05:00";
+
+    /** How the pool hands out connections. */
+    enum PoolMode {
+        /** Autocommit on, the server's default isolation level. */
+        AUTOCOMMIT(true, null),
+        /** Autocommit off, READ COMMITTED. */
+        READ_COMMITTED(false, "TRANSACTION_READ_COMMITTED"),
+        /** Autocommit off, REPEATABLE READ. */
+        REPEATABLE_READ(false, "TRANSACTION_REPEATABLE_READ"),
+        /** Autocommit off, SERIALIZABLE. */
+        SERIALIZABLE(false, "TRANSACTION_SERIALIZABLE");
+
+        private final boolean autoCommit;
+        private final String isolation;
+
+        PoolMode(boolean autoCommit, String isolation) {
+            this.autoCommit = autoCommit;
+            this.isolation = isolation;
+        }
+    }
     private static final Pattern SERVER_URL = Pattern.compile("(jdbc:[a-z]+://)([^/]+)/([^?]*)(.*)");
 
     private final JdbcDialect dialect;
@@ -44,44 +77,72 @@ final class ScratchDatabase implements BeforeAllCallback, AfterAllCallback {
     private final int poolSize;
     private String name = "";
     private String url = "";
+    /** The registering class and its {@code @Nested} classes, which JUnit calls this for too, that are running. */
+    private int classesRunning;
+    private final PoolMode mode;
     private HikariDataSource pool;
+    private HikariDataSource second;
     private HikariDataSource unreachable;
 
-    private ScratchDatabase(JdbcDialect dialect, String adminUrl, boolean withSchema, int poolSize) {
+    private ScratchDatabase(JdbcDialect dialect, String adminUrl, boolean withSchema, int poolSize, PoolMode mode) {
         this.dialect = dialect;
         this.adminUrl = adminUrl;
         this.withSchema = withSchema;
         this.poolSize = poolSize;
+        this.mode = mode;
     }
 
     static ScratchDatabase postgres() {
-        return new ScratchDatabase(JdbcDialect.POSTGRESQL, setting("ONLYONCE_PG_URL", DEFAULT_PG_URL), true, POOL_SIZE);
+        return new ScratchDatabase(JdbcDialect.POSTGRESQL, setting("ONLYONCE_PG_URL", DEFAULT_PG_URL), true, POOL_SIZE, PoolMode.AUTOCOMMIT);
     }
 
     static ScratchDatabase mariaDb() {
-        return new ScratchDatabase(JdbcDialect.MYSQL, setting("ONLYONCE_MARIADB_URL", DEFAULT_MARIADB_URL), true, POOL_SIZE);
+        return new ScratchDatabase(JdbcDialect.MYSQL, setting("ONLYONCE_MARIADB_URL", DEFAULT_MARIADB_URL), true, POOL_SIZE, PoolMode.AUTOCOMMIT);
     }
 
     static ScratchDatabase h2() {
-        return new ScratchDatabase(JdbcDialect.H2, "", true, POOL_SIZE);
+        return new ScratchDatabase(JdbcDialect.H2, "", true, POOL_SIZE, PoolMode.AUTOCOMMIT);
     }
 
     /** The same database left empty, with a small pool: for tests that create the tables themselves. */
     ScratchDatabase withoutSchema() {
-        return new ScratchDatabase(dialect, adminUrl, false, 4);
+        return new ScratchDatabase(dialect, adminUrl, false, 4, mode);
+    }
+
+    /** The same database whose pools hand out connections in {@code poolMode}. */
+    ScratchDatabase using(PoolMode poolMode) {
+        return new ScratchDatabase(dialect, adminUrl, withSchema, poolSize, poolMode);
     }
 
     JdbcDialect dialect() {
         return dialect;
     }
 
+    /** The pool. */
     DataSource dataSource() {
         return pool;
     }
 
+    /** Another pool on the same database, in the same mode, whose sessions run in another time zone. */
+    synchronized DataSource secondDataSource() {
+        if (second == null) {
+            second = newPool(name + "-second", SECOND_POOL_SIZE, SECOND_ZONE, SECOND_OFFSET);
+        }
+        return second;
+    }
+
+    PoolMode mode() {
+        return mode;
+    }
+
+    /** The database server's current epoch millisecond, read with the expression the stores use. */
+    long serverNow() throws SQLException {
+        return queryLong("SELECT " + ServerClock.nowMillis(dialect));
+    }
+
     /**
      * A pool on the same server kind at a port where nothing listens (127.0.0.1:1), built without
-     * connecting and giving up on a connection after one second; empty for embedded H2.
+     * connecting and giving up on a connection after 250 ms; empty for embedded H2.
      */
     synchronized Optional<DataSource> unreachableDataSource() {
         if (dialect == JdbcDialect.H2) {
@@ -91,7 +152,7 @@ final class ScratchDatabase implements BeforeAllCallback, AfterAllCallback {
             Matcher url = matchServerUrl();
             HikariConfig config = new HikariConfig();
             config.setJdbcUrl(url.group(1) + "127.0.0.1:1/" + url.group(3) + url.group(4));
-            config.setConnectionTimeout(1_000);
+            config.setConnectionTimeout(250);
             config.setInitializationFailTimeout(-1);
             config.setMinimumIdle(0);
             config.setMaximumPoolSize(2);
@@ -103,6 +164,9 @@ final class ScratchDatabase implements BeforeAllCallback, AfterAllCallback {
 
     @Override
     public void beforeAll(ExtensionContext context) throws SQLException {
+        if (classesRunning++ > 0) {
+            return;
+        }
         name = "oo_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
         if (dialect == JdbcDialect.H2) {
             url = "jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1";
@@ -111,11 +175,7 @@ final class ScratchDatabase implements BeforeAllCallback, AfterAllCallback {
             Matcher server = matchServerUrl();
             url = server.group(1) + server.group(2) + "/" + name + server.group(4);
         }
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(url);
-        config.setMaximumPoolSize(poolSize);
-        config.setPoolName(name);
-        pool = new HikariDataSource(config);
+        pool = newPool(name, poolSize, PRIMARY_ZONE, PRIMARY_OFFSET);
         warmUp();
         if (withSchema) {
             JdbcSchema.apply(pool, dialect);
@@ -124,22 +184,29 @@ final class ScratchDatabase implements BeforeAllCallback, AfterAllCallback {
 
     @Override
     public void afterAll(ExtensionContext context) throws SQLException {
+        if (--classesRunning > 0) {
+            return;
+        }
         if (unreachable != null) {
             unreachable.close();
         }
-        pool.close();
+        closePools();
         switch (dialect) {
             case POSTGRESQL -> execute(adminUrl, "DROP DATABASE " + name + " WITH (FORCE)");
-            case MYSQL -> execute(adminUrl, "DROP DATABASE " + name);
+            case MYSQL -> execute(adminUrl, "DROP DATABASE IF EXISTS " + name);
             case H2 -> execute(url, "SHUTDOWN");
         }
     }
 
-    /** Runs an INSERT, UPDATE, DELETE or DDL statement with parameters, on its own connection. */
+    /** Runs an INSERT, UPDATE, DELETE or DDL statement with parameters, on its own connection, committed. */
     int update(String sql, Object... parameters) throws SQLException {
         try (Connection connection = pool.getConnection(); PreparedStatement statement = connection.prepareStatement(sql)) {
             bind(statement, parameters);
-            return statement.executeUpdate();
+            int count = statement.executeUpdate();
+            if (!connection.getAutoCommit()) {
+                connection.commit();
+            }
+            return count;
         }
     }
 
@@ -180,6 +247,31 @@ final class ScratchDatabase implements BeforeAllCallback, AfterAllCallback {
                 connection.close();
             }
         }
+    }
+
+    private HikariDataSource newPool(String poolName, int size, String zone, String offset) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setMaximumPoolSize(size);
+        config.setPoolName(poolName + "-" + mode.name().toLowerCase(Locale.ROOT));
+        config.setAutoCommit(mode.autoCommit);
+        if (mode.isolation != null) {
+            config.setTransactionIsolation(mode.isolation);
+        }
+        config.setConnectionInitSql(switch (dialect) {
+            case POSTGRESQL -> "SET TIME ZONE '" + zone + "'";
+            case MYSQL -> "SET time_zone = '" + offset + "'";
+            case H2 -> "SET TIME ZONE '" + zone + "'";
+        });
+        return new HikariDataSource(config);
+    }
+
+    private void closePools() {
+        if (second != null) {
+            second.close();
+            second = null;
+        }
+        pool.close();
     }
 
     private static void execute(String jdbcUrl, String sql) throws SQLException {

@@ -8,9 +8,9 @@ import io.onlyonce.StoredResponse;
 import io.onlyonce.store.ClaimResult;
 import io.onlyonce.store.RecordStatus;
 import io.onlyonce.token.OneTimeToken;
+import io.onlyonce.window.WindowHit;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import javax.sql.DataSource;
 
 /** One pass through each store, to show that a schema created some other way serves them. */
@@ -20,25 +20,26 @@ final class StoreSmoke {
     }
 
     static void storesWork(DataSource dataSource, JdbcDialect dialect, JdbcStoreConfig config) {
-        Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
         JdbcIdempotencyStore idempotency = new JdbcIdempotencyStore(dataSource, dialect, config);
         IdempotencyKey key = new IdempotencyKey("smoke", "key-1");
         Fingerprint fingerprint = Fingerprint.of("smoke");
-        ClaimResult claim = idempotency.claim(key, fingerprint, now, Duration.ofSeconds(30));
+        ClaimResult claim = idempotency.claim(key, fingerprint, Duration.ofSeconds(30));
         assertThat(claim).isInstanceOf(ClaimResult.Claimed.class);
         StoredResponse response = StoredResponse.of(201, new byte[] {1, 2, 3});
-        assertThat(idempotency.complete(key, ((ClaimResult.Claimed) claim).owner(), response, now, Duration.ofHours(1)))
+        assertThat(idempotency.complete(key, ((ClaimResult.Claimed) claim).owner(), response, Duration.ofHours(1)))
                 .isTrue();
-        assertThat(idempotency.find(key, now).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+        assertThat(idempotency.find(key).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
 
         JdbcTokenStore tokens = new JdbcTokenStore(dataSource, dialect, config);
-        OneTimeToken token = new OneTimeToken("AAAAAAAAAAAAAAAAAAAAAA", now.plusSeconds(60));
-        tokens.save(token, now);
-        assertThat(tokens.consume(token, now)).isTrue();
-        assertThat(tokens.consume(token, now)).isFalse();
+        OneTimeToken token = new OneTimeToken("AAAAAAAAAAAAAAAAAAAAAA", Instant.now().plusSeconds(60));
+        assertThat(tokens.save(token, Duration.ofSeconds(60))).isTrue();
+        assertThat(tokens.consume(token)).isTrue();
+        assertThat(tokens.consume(token)).isFalse();
 
         JdbcWindowStore windows = new JdbcWindowStore(dataSource, dialect, config);
-        assertThat(windows.firstInWindow(fingerprint, Duration.ofSeconds(3), now)).isTrue();
-        assertThat(windows.firstInWindow(fingerprint, Duration.ofSeconds(3), now)).isFalse();
+        assertThat(windows.hit(fingerprint, Duration.ofSeconds(3))).isEqualTo(new WindowHit(1, Duration.ofSeconds(3)));
+        assertThat(windows.hit(fingerprint, Duration.ofSeconds(3)).count()).isEqualTo(2);
+
+        assertThat(idempotency.purgeExpired(100) + tokens.purgeExpired(100) + windows.purgeExpired(100)).isZero();
     }
 }

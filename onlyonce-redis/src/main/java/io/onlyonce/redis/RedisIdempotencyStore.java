@@ -1,14 +1,16 @@
 package io.onlyonce.redis;
 
 import static io.onlyonce.redis.internal.ScriptArgs.decimal;
-import static io.onlyonce.redis.internal.ScriptArgs.ttlMillis;
+import static io.onlyonce.redis.internal.ScriptArgs.millis;
 
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.lettuce.core.api.StatefulConnection;
 import io.onlyonce.Fingerprint;
 import io.onlyonce.IdempotencyKey;
+import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.StoredResponse;
+import io.onlyonce.redis.internal.CorruptValueException;
 import io.onlyonce.redis.internal.IdempotencyValue;
 import io.onlyonce.redis.internal.LuaScript;
 import io.onlyonce.redis.internal.RedisKeys;
@@ -17,56 +19,82 @@ import io.onlyonce.store.ClaimResult;
 import io.onlyonce.store.IdempotencyRecord;
 import io.onlyonce.store.IdempotencyStore;
 import io.onlyonce.store.OwnerToken;
-import io.onlyonce.store.StoredResponseCodec;
 import java.time.Duration;
-import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link IdempotencyStore} on Redis: one binary string per record under
  * {@code {prefix}i:{scope}:{name}} (layout in the {@linkplain io.onlyonce.redis package
- * documentation}), claim, complete and release each one Lua script on that single key, so they are
- * atomic on a standalone server, through Sentinel and in a Cluster.
+ * documentation}); claim, complete, release and find are each one Lua script on that single key, so
+ * they are atomic on a standalone server, through Sentinel and in a Cluster.
  *
- * <p>Every decision compares against the caller's {@code now}, at millisecond precision. Each key
- * carries a TTL until its {@code expiresAt}, measured from the same {@code now}; it only reclaims
- * memory, since a record past its {@code expiresAt} is treated as absent whether or not Redis has
- * dropped it yet.
+ * <p>Time is Redis's: the key's TTL is the lease while the record is in progress, then the
+ * retention once it is completed, set as a relative {@code PX} and counted down by the server. A
+ * record whose TTL ran out is gone (Redis never returns an expired key), so a claim takes it over
+ * and a late holder's complete or release finds nothing and is refused. {@link IdempotencyRecord#expiresIn()}
+ * is the key's {@code PTTL}, read in the same script as the value. No application clock takes part,
+ * so instances whose clocks differ agree on every lease and retention.
  *
- * <p>The store does not own the connection: close it yourself after the store's last use. Every
- * Lettuce failure surfaces as {@link io.onlyonce.StoreUnavailableException}. Thread-safe.
+ * <p>A key that holds anything these stores did not write (another Redis type, another layout, a
+ * value without TTL) makes every operation on it throw {@link StoreUnavailableException} whose cause
+ * says the value is corrupt; nothing is overwritten.
+ *
+ * <p>Run Redis with {@code maxmemory-policy noeviction}: an evicted record lets its request run
+ * again ({@link RedisEvictionPolicy#check} tells). The store does not own the connection: close it
+ * yourself after the store's last use. Every Lettuce failure surfaces as
+ * {@link StoreUnavailableException}. Thread-safe.
  */
 public final class RedisIdempotencyStore implements IdempotencyStore {
 
-    /** The shared test: the record exists, is in progress, is held by ARGV[2], its lease runs at ARGV[1]. */
+    /** Answers {@code {value, PTTL}} of a live record, or an empty array. */
+    private static final String READ = """
+            local current = redis.call('GET', KEYS[1])
+            if current then
+              return {current, redis.call('PTTL', KEYS[1])}
+            end
+            """;
+
+    /**
+     * The holder test shared by complete and release (ARGV[1] = owner): answers 0 unless the record
+     * exists, is in progress and is held by ARGV[1]; answers an error for a value of another shape.
+     */
     private static final String HOLDER_CHECK = """
             local current = redis.call('GET', KEYS[1])
-            if not current or string.sub(current, 1, 1) ~= 'P' or string.sub(current, 15, 36) ~= ARGV[2]
-                or tonumber(string.sub(current, 2, 14)) <= tonumber(ARGV[1]) then
+            if not current then
+              return 0
+            end
+            local status = string.sub(current, 1, 1)
+            if not (((status == 'R' or status == 'N') and #current == 55) or (status == 'D' and #current > 55)) then
+              return redis.error_reply('ONLYONCE_CORRUPT not an idempotency record')
+            end
+            if status ~= 'R' or string.sub(current, 2, 23) ~= ARGV[1] then
               return 0
             end
             """;
 
-    /** ARGV: now, new value, TTL. Answers the live record, or nil after writing the new one. */
-    private static final LuaScript CLAIM = new LuaScript("claim", """
-            local current = redis.call('GET', KEYS[1])
-            if current and tonumber(string.sub(current, 2, 14)) > tonumber(ARGV[1]) then
-              return current
-            end
-            redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-            return false
+    /** ARGV: value of the new record, lease in ms. Answers the live record, or an empty array after writing the new one. */
+    private static final LuaScript CLAIM = new LuaScript("claim", READ + """
+            redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+            return {}
             """);
 
-    /** ARGV: now, owner, status and expiresAt of the completed record, response, TTL. Answers 1 or 0. */
+    /** ARGV: owner, completed status byte, encoded response (or empty), retention in ms. Answers 1 or 0. */
     private static final LuaScript COMPLETE = new LuaScript("complete", HOLDER_CHECK + """
-            redis.call('SET', KEYS[1], ARGV[3] .. string.sub(current, 15, 68) .. ARGV[4], 'PX', ARGV[5])
+            redis.call('SET', KEYS[1], ARGV[2] .. string.sub(current, 2, 55) .. ARGV[3], 'PX', ARGV[4])
             return 1
             """);
 
-    /** ARGV: now, owner. Answers 1 or 0. */
+    /** ARGV: owner. Answers 1 or 0. */
     private static final LuaScript RELEASE = new LuaScript("release", HOLDER_CHECK + """
             redis.call('DEL', KEYS[1])
             return 1
+            """);
+
+    /** Answers the live record, or an empty array. */
+    private static final LuaScript FIND = new LuaScript("find", READ + """
+            return {}
             """);
 
     private final RedisScriptExecutor redis;
@@ -102,46 +130,59 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return new RedisIdempotencyStore(connection, config);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * @throws IllegalArgumentException when {@code lease} is not positive
+     */
     @Override
-    public ClaimResult claim(IdempotencyKey key, Fingerprint fingerprint, Instant now, Duration lease) {
-        long nowMillis = now.toEpochMilli();
-        long expiresAt = now.plus(lease).toEpochMilli();
+    public ClaimResult claim(IdempotencyKey key, Fingerprint fingerprint, Duration lease) {
+        long leaseMillis = millis(lease, "lease");
         OwnerToken owner = OwnerToken.random();
-        byte[] existing = redis.runForValue("claim", CLAIM, keys.idempotency(key),
-                decimal(nowMillis),
-                IdempotencyValue.inProgress(expiresAt, owner, fingerprint),
-                decimal(ttlMillis(expiresAt, nowMillis)));
-        return existing == null
+        byte[] redisKey = keys.idempotency(key);
+        List<@Nullable Object> existing = redis.runForList("claim", CLAIM, redisKey,
+                IdempotencyValue.inProgress(owner, fingerprint), decimal(leaseMillis));
+        return existing.isEmpty()
                 ? new ClaimResult.Claimed(owner)
-                : new ClaimResult.Existing(IdempotencyValue.decode(key, existing));
+                : new ClaimResult.Existing(record("claim", key, redisKey, existing));
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * @throws IllegalArgumentException when {@code retention} is not positive
+     */
     @Override
-    public boolean complete(IdempotencyKey key, OwnerToken owner, StoredResponse response, Instant now, Duration retention) {
-        long nowMillis = now.toEpochMilli();
-        long expiresAt = now.plus(retention).toEpochMilli();
+    public boolean complete(IdempotencyKey key, OwnerToken owner, @Nullable StoredResponse response, Duration retention) {
+        long retentionMillis = millis(retention, "retention");
         return redis.runForInteger("complete", COMPLETE, keys.idempotency(key),
-                decimal(nowMillis),
                 IdempotencyValue.owner(owner),
-                IdempotencyValue.statusAndExpiry(IdempotencyValue.COMPLETED, expiresAt),
-                StoredResponseCodec.encode(response),
-                decimal(ttlMillis(expiresAt, nowMillis))) == 1;
+                IdempotencyValue.completedStatus(response),
+                IdempotencyValue.completedTail(response),
+                decimal(retentionMillis)) == 1;
     }
 
     @Override
-    public boolean release(IdempotencyKey key, OwnerToken owner, Instant now) {
-        return redis.runForInteger("release", RELEASE, keys.idempotency(key),
-                decimal(now.toEpochMilli()),
-                IdempotencyValue.owner(owner)) == 1;
+    public boolean release(IdempotencyKey key, OwnerToken owner) {
+        return redis.runForInteger("release", RELEASE, keys.idempotency(key), IdempotencyValue.owner(owner)) == 1;
     }
 
     @Override
-    public Optional<IdempotencyRecord> find(IdempotencyKey key, Instant now) {
-        byte[] value = redis.get("find", keys.idempotency(key));
-        if (value == null) {
-            return Optional.empty();
+    public Optional<IdempotencyRecord> find(IdempotencyKey key) {
+        byte[] redisKey = keys.idempotency(key);
+        List<@Nullable Object> found = redis.runForList("find", FIND, redisKey);
+        return found.isEmpty() ? Optional.empty() : Optional.of(record("find", key, redisKey, found));
+    }
+
+    /** The record in a script's {@code {value, PTTL}} answer. */
+    private static IdempotencyRecord record(String operation, IdempotencyKey key, byte[] redisKey, List<@Nullable Object> answer) {
+        try {
+            if (answer.size() != 2 || !(answer.get(0) instanceof byte[] value) || !(answer.get(1) instanceof Long pttl)) {
+                throw new StoreUnavailableException(operation, new IllegalStateException("unexpected script answer " + answer));
+            }
+            return IdempotencyValue.decode(key, RedisScriptExecutor.text(redisKey), value, pttl);
+        } catch (CorruptValueException e) {
+            throw new StoreUnavailableException(operation, e);
         }
-        IdempotencyRecord record = IdempotencyValue.decode(key, value);
-        return now.isBefore(record.expiresAt()) ? Optional.of(record) : Optional.empty();
     }
 }

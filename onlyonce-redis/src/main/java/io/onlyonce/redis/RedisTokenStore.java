@@ -1,67 +1,91 @@
 package io.onlyonce.redis;
 
 import static io.onlyonce.redis.internal.ScriptArgs.decimal;
-import static io.onlyonce.redis.internal.ScriptArgs.ttlMillis;
+import static io.onlyonce.redis.internal.ScriptArgs.millis;
 
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.lettuce.core.api.StatefulConnection;
 import io.onlyonce.redis.internal.LuaScript;
 import io.onlyonce.redis.internal.RedisKeys;
 import io.onlyonce.redis.internal.RedisScriptExecutor;
 import io.onlyonce.token.OneTimeToken;
 import io.onlyonce.token.TokenStore;
-import java.time.Instant;
+import java.time.Duration;
 import java.util.Base64;
 
 /**
- * {@link TokenStore} on Redis. Tokens are packed into small hashes, one per expiry minute and
- * shard, {@code {prefix}t:{bucket}:{shard}}, so that they stay in Redis's compact listpack encoding
- * (about 32 bytes per token in a hash of a hundred, against about 117 for a key of its own): the
- * field is the 16 raw id bytes, the value the expiry in epoch millis, negated once the token is
- * consumed. The layout is in the {@linkplain io.onlyonce.redis package documentation}.
+ * {@link TokenStore} on Redis. Tokens are packed into small hashes,
+ * {@code {prefix}t:{bucket}:{shard}}, so that they stay in Redis's compact listpack encoding
+ * (layout and figures in the {@linkplain io.onlyonce.redis package documentation}). The bucket is
+ * the minute of the expiry the issuer signed into the token: a stable address that every instance
+ * derives from the token alone, never used to decide whether the token is alive.
+ *
+ * <p>Aliveness is decided on Redis's clock: the save script reads {@code TIME} and stores the
+ * token's expiry, that time plus the TTL given to {@link #save}, in epoch milliseconds of the
+ * server, negated once the token is consumed; consume and restore compare it with {@code TIME}
+ * again. The hash's own TTL is only ever raised, to the longest TTL saved into it plus one second,
+ * so it covers every token in it and is dropped after the last of them has expired.
  *
  * <p>Save, consume and restore are each one Lua script on one hash, so a token is consumed by
- * exactly one caller in a Cluster as well. Decisions compare against the caller's {@code now}; the
- * hash's TTL (end of its minute plus one second) only reclaims memory.
- *
- * <p>The store does not own the connection. Every Lettuce failure surfaces as
+ * exactly one caller in a Cluster as well. Redis always has room: {@link #save} answers
+ * {@code true} or throws. A hash that holds anything these scripts did not write makes them throw
+ * {@link io.onlyonce.StoreUnavailableException} whose cause says the value is corrupt. The store
+ * does not own the connection. Every Lettuce failure surfaces as
  * {@link io.onlyonce.StoreUnavailableException}. Thread-safe.
  */
 public final class RedisTokenStore implements TokenStore {
 
-    /** Width of an expiry bucket: one hash per minute (and shard). */
+    /** Width of an expiry bucket: one hash per signed expiry minute (and shard). */
     private static final long BUCKET_MILLIS = 60_000;
-    /** How long a hash outlives the end of its minute. */
+    /** How long a hash outlives the longest-lived token saved into it. */
     private static final long GRACE_MILLIS = 1_000;
 
+    /** Redis's time in epoch milliseconds, as {@code now}. */
+    private static final String NOW = """
+            local time = redis.call('TIME')
+            local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+            """;
+
     /**
-     * ARGV: field, expiresAt, TTL. Adds the token unless present and never shortens the hash's TTL,
-     * so a caller whose clock runs ahead cannot cut the life of tokens others saved. Answers 1 if added.
+     * ARGV: field; reads the token's value into {@code value}, answering 0 for an unknown token and
+     * an error for a value of another shape.
      */
-    private static final LuaScript SAVE = new LuaScript("save", """
-            local added = redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
-            local ttl = tonumber(ARGV[3])
-            if redis.call('PTTL', KEYS[1]) < ttl then
-              redis.call('PEXPIRE', KEYS[1], ttl)
+    private static final String READ = """
+            local value = redis.call('HGET', KEYS[1], ARGV[1])
+            if not value then
+              return 0
+            end
+            if not string.match(value, '^%-?[1-9][0-9]*$') then
+              return redis.error_reply('ONLYONCE_CORRUPT not a token expiry')
+            end
+            """ + NOW;
+
+    /**
+     * ARGV: field, TTL in ms, TTL of the hash in ms (TTL plus grace). Adds the token unless present
+     * and never shortens the hash's TTL. Answers 1 if added.
+     */
+    private static final LuaScript SAVE = new LuaScript("save", NOW + """
+            local added = redis.call('HSETNX', KEYS[1], ARGV[1], now + tonumber(ARGV[2]))
+            local keep = tonumber(ARGV[3])
+            if redis.call('PTTL', KEYS[1]) < keep then
+              redis.call('PEXPIRE', KEYS[1], keep)
             end
             return added
             """);
 
-    /** ARGV: field, now. A created token (positive expiry) still alive becomes consumed. Answers 1 or 0. */
-    private static final LuaScript CONSUME = new LuaScript("consume", """
-            local value = redis.call('HGET', KEYS[1], ARGV[1])
-            if value and tonumber(value) > tonumber(ARGV[2]) then
+    /** ARGV: field. A created token (positive expiry) still alive becomes consumed. Answers 1 or 0. */
+    private static final LuaScript CONSUME = new LuaScript("consume", READ + """
+            if string.sub(value, 1, 1) ~= '-' and tonumber(value) > now then
               redis.call('HSET', KEYS[1], ARGV[1], '-' .. value)
               return 1
             end
             return 0
             """);
 
-    /** ARGV: field, now. A consumed token (negative expiry) still alive becomes created. Answers 1 or 0. */
-    private static final LuaScript RESTORE = new LuaScript("restore", """
-            local value = redis.call('HGET', KEYS[1], ARGV[1])
-            if value and tonumber(value) < 0 and -tonumber(value) > tonumber(ARGV[2]) then
+    /** ARGV: field. A consumed token (negative expiry) still alive becomes created. Answers 1 or 0. */
+    private static final LuaScript RESTORE = new LuaScript("restore", READ + """
+            if string.sub(value, 1, 1) == '-' and tonumber(string.sub(value, 2)) > now then
               redis.call('HSET', KEYS[1], ARGV[1], string.sub(value, 2))
               return 1
             end
@@ -105,33 +129,36 @@ public final class RedisTokenStore implements TokenStore {
         return new RedisTokenStore(connection, config);
     }
 
+    /**
+     * {@inheritDoc} Saving a token again changes nothing but the hash's TTL, which may grow.
+     *
+     * @return always {@code true}: Redis has no bound of its own here (see {@code maxmemory})
+     * @throws IllegalArgumentException when {@code ttl} is not positive
+     */
     @Override
-    public void save(OneTimeToken token, Instant now) {
-        long expiresAt = token.expiresAt().toEpochMilli();
-        long bucket = Math.floorDiv(expiresAt, BUCKET_MILLIS);
-        long deadline = (bucket + 1) * BUCKET_MILLIS + GRACE_MILLIS;
+    public boolean save(OneTimeToken token, Duration ttl) {
+        long ttlMillis = millis(ttl, "ttl");
         byte[] id = id(token);
-        redis.runForInteger("save token", SAVE, key(bucket, id),
-                id, decimal(expiresAt), decimal(ttlMillis(deadline, now.toEpochMilli())));
+        redis.runForInteger("save token", SAVE, key(token, id),
+                id, decimal(ttlMillis), decimal(Math.addExact(ttlMillis, GRACE_MILLIS)));
+        return true;
     }
 
     @Override
-    public boolean consume(OneTimeToken token, Instant now) {
-        return transition("consume token", CONSUME, token, now);
-    }
-
-    @Override
-    public boolean restore(OneTimeToken token, Instant now) {
-        return transition("restore token", RESTORE, token, now);
-    }
-
-    private boolean transition(String operation, LuaScript script, OneTimeToken token, Instant now) {
+    public boolean consume(OneTimeToken token) {
         byte[] id = id(token);
+        return redis.runForInteger("consume token", CONSUME, key(token, id), id) == 1;
+    }
+
+    @Override
+    public boolean restore(OneTimeToken token) {
+        byte[] id = id(token);
+        return redis.runForInteger("restore token", RESTORE, key(token, id), id) == 1;
+    }
+
+    /** The hash of the token's signed expiry minute and of the shard its first two id bytes pick. */
+    private byte[] key(OneTimeToken token, byte[] id) {
         long bucket = Math.floorDiv(token.expiresAt().toEpochMilli(), BUCKET_MILLIS);
-        return redis.runForInteger(operation, script, key(bucket, id), id, decimal(now.toEpochMilli())) == 1;
-    }
-
-    private byte[] key(long bucket, byte[] id) {
         int shard = (((id[0] & 0xFF) << 8) | (id[1] & 0xFF)) % shards;
         return keys.tokens(bucket, shard);
     }

@@ -1,40 +1,49 @@
 package io.onlyonce.redis;
 
 import static io.onlyonce.redis.internal.ScriptArgs.decimal;
-import static io.onlyonce.redis.internal.ScriptArgs.ttlMillis;
+import static io.onlyonce.redis.internal.ScriptArgs.millis;
 
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.lettuce.core.api.StatefulConnection;
 import io.onlyonce.Fingerprint;
+import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.redis.internal.LuaScript;
 import io.onlyonce.redis.internal.RedisKeys;
 import io.onlyonce.redis.internal.RedisScriptExecutor;
+import io.onlyonce.window.WindowHit;
 import io.onlyonce.window.WindowStore;
 import java.time.Duration;
-import java.time.Instant;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
- * {@link WindowStore} on Redis: one key per fingerprint, {@code {prefix}w:{fingerprint hex}},
- * holding the end of its window in epoch millis (layout in the {@linkplain io.onlyonce.redis
- * package documentation}). One Lua script decides and writes, so of concurrent requests exactly
- * one is first, in a Cluster as well.
+ * {@link WindowStore} on Redis: one counter per fingerprint, {@code {prefix}w:{fingerprint hex}}
+ * (layout in the {@linkplain io.onlyonce.redis package documentation}). The first hit writes
+ * {@code 1} with a relative TTL of the window ({@code PX}); later hits {@code INCR} it, which keeps
+ * the TTL, so repeats never extend the window. The window ends when Redis expires the key, on
+ * Redis's clock; the hit's {@link WindowHit#remaining()} is the key's {@code PTTL}. One Lua script
+ * counts and reads, so of concurrent hits exactly one is first and no two get the same count, in a
+ * Cluster as well.
  *
- * <p>The window is judged by the caller's {@code now}, not by Redis's clock: a key whose end has
- * passed opens a new window even if Redis has not dropped it yet; its TTL only reclaims memory.
- * The store does not own the connection. Every Lettuce failure surfaces as
- * {@link io.onlyonce.StoreUnavailableException}. Thread-safe.
+ * <p>A key that holds anything but a counter with a TTL makes {@link #hit} throw
+ * {@link StoreUnavailableException} whose cause says the value is corrupt. The store does not own
+ * the connection. Every Lettuce failure surfaces as {@link StoreUnavailableException}. Thread-safe.
  */
 public final class RedisWindowStore implements WindowStore {
 
-    /** ARGV: now, end of the new window, TTL. Answers 1 if a window was opened, 0 if one is open. */
-    private static final LuaScript FIRST_IN_WINDOW = new LuaScript("firstInWindow", """
+    /** ARGV: window in ms. Answers {count, PTTL}. */
+    private static final LuaScript HIT = new LuaScript("hit", """
             local current = redis.call('GET', KEYS[1])
-            if current and tonumber(current) > tonumber(ARGV[1]) then
-              return 0
+            if not current then
+              redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
+              return {1, tonumber(ARGV[1])}
             end
-            redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-            return 1
+            local left = redis.call('PTTL', KEYS[1])
+            if left < 0 or not string.match(current, '^[1-9][0-9]*$') then
+              return redis.error_reply('ONLYONCE_CORRUPT not a window counter with a TTL')
+            end
+            return {redis.call('INCR', KEYS[1]), left}
             """);
 
     private final RedisScriptExecutor redis;
@@ -70,11 +79,19 @@ public final class RedisWindowStore implements WindowStore {
         return new RedisWindowStore(connection, config);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * @throws IllegalArgumentException when {@code window} is not positive
+     */
     @Override
-    public boolean firstInWindow(Fingerprint fingerprint, Duration window, Instant now) {
-        long nowMillis = now.toEpochMilli();
-        long end = now.plus(window).toEpochMilli();
-        return redis.runForInteger("firstInWindow", FIRST_IN_WINDOW, keys.window(fingerprint),
-                decimal(nowMillis), decimal(end), decimal(ttlMillis(end, nowMillis))) == 1;
+    public WindowHit hit(Fingerprint key, Duration window) {
+        long windowMillis = millis(window, "window");
+        List<@Nullable Object> answer = redis.runForList("hit", HIT, keys.window(key), decimal(windowMillis));
+        if (answer.size() != 2 || !(answer.get(0) instanceof Long count) || !(answer.get(1) instanceof Long left)) {
+            throw new StoreUnavailableException("hit", new IllegalStateException("unexpected script answer " + answer));
+        }
+        // PTTL is 0 in the last millisecond of a key's life: the window is still open.
+        return new WindowHit(count, Duration.ofMillis(Math.max(1, left)));
     }
 }

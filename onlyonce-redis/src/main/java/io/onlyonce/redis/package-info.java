@@ -1,44 +1,61 @@
 /**
  * The idempotency, token and window stores on Redis, through Lettuce: standalone, Sentinel (a
  * standalone connection from a Sentinel {@code RedisURI}) and Cluster. Build them from a
- * {@code ByteArrayCodec} connection with the {@code standalone(...)} or {@code cluster(...)}
- * factory of {@link io.onlyonce.redis.RedisIdempotencyStore},
+ * {@code ByteArrayCodec} connection with the {@code standalone(...)}, {@code cluster(...)} or
+ * {@code of(...)} factory of {@link io.onlyonce.redis.RedisIdempotencyStore},
  * {@link io.onlyonce.redis.RedisTokenStore} and {@link io.onlyonce.redis.RedisWindowStore}, and a
  * {@link io.onlyonce.redis.RedisStoreConfig}.
  *
- * <p>Every operation that reads and writes is one Lua script on exactly one key, so it is atomic
- * and single-slot in a Cluster. Scripts run with {@code EVALSHA}; a {@code NOSCRIPT} answer sends
- * the script once more with {@code EVAL}, which caches it again. Every decision compares against
- * the {@code now} the caller passes, never Redis's clock; every key written carries a TTL measured
- * from that {@code now} that ends at the logical deadline (or later), never earlier, and only
- * reclaims memory. Every Lettuce failure surfaces as {@link io.onlyonce.StoreUnavailableException}.
+ * <p>Every operation is one Lua script on exactly one key, so it is atomic and single-slot in a
+ * Cluster. Scripts run with {@code EVALSHA}; a {@code NOSCRIPT} answer sends the script once more
+ * with {@code EVAL}, which caches it again. Every Lettuce failure surfaces as
+ * {@link io.onlyonce.StoreUnavailableException}.
+ *
+ * <h2>Time: Redis's clock</h2>
+ * No application clock takes part in any decision, so instances whose clocks differ by minutes
+ * agree on every lease, retention, window and token. Leases, retentions and windows are the keys'
+ * own TTLs, set as relative {@code PX}/{@code PEXPIRE} and counted down by Redis, which never
+ * returns a key whose TTL has passed. Token hashes hold one expiry per token, computed in the
+ * script from Redis's {@code TIME} plus the TTL, and compared with {@code TIME} again. Time left
+ * ({@code IdempotencyRecord.expiresIn()}, {@code WindowHit.remaining()}) is the key's {@code PTTL},
+ * read in the same script. Redis servers' own clocks should be NTP-synchronised: after a failover
+ * the replica's clock takes over.
+ *
+ * <h2>Eviction</h2>
+ * Every key carries a TTL, so any {@code maxmemory-policy} but {@code noeviction} lets Redis evict
+ * them when memory runs out ({@code volatile-ttl} evicts running claims first), and an evicted
+ * record lets its request run twice. Run Redis with {@code maxmemory-policy noeviction}, or give
+ * the stores an instance of their own; {@link io.onlyonce.redis.RedisEvictionPolicy#check} reports
+ * a server that can evict.
  *
  * <h2>Key layout</h2>
  * {@code {prefix}} is {@link io.onlyonce.redis.RedisStoreConfig#keyPrefix()} ({@code "oo:"} by
- * default); times are epoch milliseconds.
+ * default).
  * <table>
  *   <caption>Keys written by the stores</caption>
  *   <tr><th>Store</th><th>Key</th><th>Type and value</th><th>TTL</th></tr>
  *   <tr>
  *     <td>idempotency</td>
  *     <td>{@code {prefix}i:{scope}:{name}}</td>
- *     <td>string: status byte {@code P} (in progress) or {@code C} (completed), {@code expiresAt} as
- *       13 zero-padded ASCII digits, the 22-character owner token, the 32 raw fingerprint bytes,
- *       and for {@code C} the response in {@link io.onlyonce.store.StoredResponseCodec} form</td>
- *     <td>until {@code expiresAt}: end of the lease, then of the retention</td>
+ *     <td>string: status byte {@code R} (in progress), {@code D} (completed, response follows) or
+ *       {@code N} (completed, response not kept), the 22-character owner token, the 32 raw
+ *       fingerprint bytes, and for {@code D} the response in
+ *       {@link io.onlyonce.store.StoredResponseCodec} form</td>
+ *     <td>the lease while {@code R}, then the retention from completion</td>
  *   </tr>
  *   <tr>
  *     <td>token</td>
  *     <td>{@code {prefix}t:{bucket}:{shard}}</td>
- *     <td>hash: field = the 16 raw bytes of the token id; value = {@code expiresAt} while
- *       created, {@code -expiresAt} once consumed</td>
- *     <td>until the end of the bucket's minute plus 1 s</td>
+ *     <td>hash: field = the 16 raw bytes of the token id; value = the token's expiry in epoch
+ *       milliseconds of Redis's clock ({@code TIME} at save plus the TTL) while created, negated
+ *       once consumed</td>
+ *     <td>the longest TTL saved into the hash plus 1 s; never shortened</td>
  *   </tr>
  *   <tr>
  *     <td>window</td>
  *     <td>{@code {prefix}w:{fingerprint}}</td>
- *     <td>string: the end of the window</td>
- *     <td>until the end of the window</td>
+ *     <td>string: the number of hits in the window, from {@code 1}</td>
+ *     <td>the window, from its first hit; repeats do not extend it</td>
  *   </tr>
  * </table>
  * <ul>
@@ -49,16 +66,24 @@
  *     way. With no brace left, no part of the key forms a Cluster hash tag: a scope holding a route
  *     template such as <code>POST /orders/{id}</code> would otherwise put all its keys in one
  *     slot.</li>
- *   <li>{@code {bucket}} is {@code expiresAt / 60000} (the token's expiry minute) and
- *     {@code {shard}} is the first two id bytes, read as an unsigned big-endian number, modulo
- *     {@link io.onlyonce.redis.RedisStoreConfig#tokenShards()}. The hashes stay small enough for
- *     Redis's listpack encoding (up to {@code hash-max-listpack-entries}, 512 by default, tokens per
- *     hash): about 32 bytes per token when a hash holds about a hundred, against about 117 for a
- *     plain key per token.</li>
+ *   <li>{@code {bucket}} is the minute of the expiry the issuer signed into the token
+ *     ({@code expiresAt / 60000}): only an address every instance derives from the token alone,
+ *     never a judge of the token's life. {@code {shard}} is the first two id bytes, read as an
+ *     unsigned big-endian number, modulo {@link io.onlyonce.redis.RedisStoreConfig#tokenShards()}.
+ *     The hashes stay small enough for Redis's listpack encoding (up to
+ *     {@code hash-max-listpack-entries}, 512 by default, tokens per hash): 36 bytes per token at
+ *     10,000 tokens a minute with 256 shards, against 133 for a plain key per token.</li>
  *   <li>{@code {fingerprint}} is the fingerprint in 64 lower-case hex digits.</li>
  * </ul>
  * One string per idempotency record, rather than a hash, keeps memory low: a hash whose response
  * field exceeds 64 bytes would leave the listpack encoding.
+ *
+ * <h2>Values the stores did not write</h2>
+ * A key under the prefix that holds another Redis type, another layout (including the first
+ * layout of these stores, whose status bytes were {@code P} and {@code C}), a malformed value or a
+ * value without TTL makes every operation on it throw {@link io.onlyonce.StoreUnavailableException}
+ * whose cause says the value is corrupt and names the key; nothing is overwritten. Delete the key
+ * (or wait for its TTL) to recover.
  */
 @NullMarked
 package io.onlyonce.redis;

@@ -39,10 +39,15 @@ abstract class AbstractRedisIdempotencyStoreIT extends AbstractIdempotencyStoreC
     }
 
     @Override
+    protected IdempotencyStore createSecondClient() {
+        return RedisIdempotencyStore.of(redis.secondConnection(), redis.config());
+    }
+
+    @Override
     protected Optional<IdempotencyStore> createUnreachableStore() throws Exception {
         return Optional.of(redis.storeOnKilledServer(
                 connection -> RedisIdempotencyStore.of(connection, redis.config()),
-                store -> assertThat(store.claim(new IdempotencyKey("s", "alive"), Fingerprint.of("a"), clock.instant(), LEASE))
+                store -> assertThat(store.claim(new IdempotencyKey("s", "alive"), Fingerprint.of("a"), LEASE))
                         .isInstanceOf(ClaimResult.Claimed.class)));
     }
 

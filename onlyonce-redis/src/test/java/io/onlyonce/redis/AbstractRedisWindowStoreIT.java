@@ -37,10 +37,15 @@ abstract class AbstractRedisWindowStoreIT extends AbstractWindowStoreContractTes
     }
 
     @Override
+    protected WindowStore createSecondClient() {
+        return RedisWindowStore.of(redis.secondConnection(), redis.config());
+    }
+
+    @Override
     protected Optional<WindowStore> createUnreachableStore() throws Exception {
         return Optional.of(redis.storeOnKilledServer(
                 connection -> RedisWindowStore.of(connection, redis.config()),
-                store -> assertThat(store.firstInWindow(Fingerprint.of("alive"), WINDOW, clock.instant())).isTrue()));
+                store -> assertThat(store.hit(Fingerprint.of("alive"), WINDOW).first()).isTrue()));
     }
 
     @Override

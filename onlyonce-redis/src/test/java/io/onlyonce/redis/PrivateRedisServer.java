@@ -45,9 +45,13 @@ final class PrivateRedisServer implements AutoCloseable {
         this.uri = RedisURI.Builder.redis("127.0.0.1", port).withTimeout(RedisTestSettings.TIMEOUT).build();
     }
 
-    /** A plain server, answering PING. */
-    static PrivateRedisServer start() throws Exception {
-        return start(false);
+    /**
+     * A plain server, answering PING.
+     *
+     * @param arguments further {@code redis-server} arguments, such as {@code "--rename-command", "CONFIG", ""}
+     */
+    static PrivateRedisServer start(String... arguments) throws Exception {
+        return start(false, arguments);
     }
 
     /** A one-node Cluster whose only master owns every slot and reports {@code cluster_state:ok}. */
@@ -55,12 +59,13 @@ final class PrivateRedisServer implements AutoCloseable {
         return start(true);
     }
 
-    private static PrivateRedisServer start(boolean cluster) throws Exception {
+    private static PrivateRedisServer start(boolean cluster, String... arguments) throws Exception {
         Path directory = Files.createTempDirectory("onlyonce-redis-");
         int port = freePort();
         List<String> command = new ArrayList<>(List.of(System.getProperty("onlyonce.redis.server", "redis-server"),
                 "--port", Integer.toString(port), "--bind", "127.0.0.1",
                 "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", directory.toString()));
+        command.addAll(List.of(arguments));
         if (cluster) {
             command.addAll(List.of("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
                     "--cluster-announce-ip", "127.0.0.1"));
@@ -82,6 +87,17 @@ final class PrivateRedisServer implements AutoCloseable {
     /** A connection that fails fast once the server is gone. */
     StatefulRedisConnection<byte[], byte[]> connect() {
         RedisClient client = RedisClient.create(uri);
+        client.setOptions(RedisTestSettings.clientOptions(false));
+        closers.add(() -> client.shutdown(Duration.ZERO, RedisTestSettings.TIMEOUT));
+        StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
+        closers.add(connection::close);
+        return connection;
+    }
+
+    /** A connection as an ACL user that fails fast once the server is gone. */
+    StatefulRedisConnection<byte[], byte[]> connectAs(String username, String password) {
+        RedisURI user = RedisURI.builder(uri).withAuthentication(username, password.toCharArray()).build();
+        RedisClient client = RedisClient.create(user);
         client.setOptions(RedisTestSettings.clientOptions(false));
         closers.add(() -> client.shutdown(Duration.ZERO, RedisTestSettings.TIMEOUT));
         StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);

@@ -1,14 +1,17 @@
 package io.onlyonce.redis;
 
 import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
  * What a Redis contract test class needs, on either topology: a key prefix of its own, a shared
- * connection to the test server (its keys deleted at the end), and stores on a private server that
- * the test kills.
+ * connection to the test server (its keys deleted at the end), a second client of the same server
+ * and prefix (another application instance), and stores on a private server that the test kills.
  *
  * <p>On the Cluster topology the dead server is a one-node Cluster of the test's own, not a node of
  * the shared Cluster: killing a shared node would break every other test, and a plain server cannot
@@ -25,6 +28,8 @@ final class RedisFixture implements AutoCloseable {
     private final AutoCloseable shared;
     private final StatefulConnection<byte[], byte[]> connection;
     private @Nullable PrivateRedisServer deadServer;
+    private @Nullable AutoCloseable second;
+    private @Nullable StatefulConnection<byte[], byte[]> secondConnection;
 
     RedisFixture(Topology topology) {
         this.topology = topology;
@@ -43,9 +48,36 @@ final class RedisFixture implements AutoCloseable {
         return config;
     }
 
+    /** Plain commands on the shared connection, to look at and move keys behind the stores' back. */
+    RedisClusterCommands<byte[], byte[]> commands() {
+        if (connection instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster) {
+            return cluster.sync();
+        }
+        return ((StatefulRedisConnection<byte[], byte[]>) connection).sync();
+    }
+
     /** The shared connection to the test server. */
     StatefulConnection<byte[], byte[]> connection() {
         return connection;
+    }
+
+    /**
+     * A connection of another client to the same test server, as a second application instance
+     * has: its own Lettuce client and TCP connection. Made on first use, closed with the fixture.
+     */
+    StatefulConnection<byte[], byte[]> secondConnection() {
+        if (secondConnection == null) {
+            if (topology == Topology.CLUSTER) {
+                SharedRedis.Cluster cluster = new SharedRedis.Cluster(config.keyPrefix());
+                second = cluster;
+                secondConnection = cluster.connection();
+            } else {
+                SharedRedis.Standalone standalone = new SharedRedis.Standalone(config.keyPrefix());
+                second = standalone;
+                secondConnection = standalone.connection();
+            }
+        }
+        return secondConnection;
     }
 
     /**
@@ -76,6 +108,9 @@ final class RedisFixture implements AutoCloseable {
     @Override
     public void close() throws Exception {
         closeKilledServer();
+        if (second != null) {
+            second.close();
+        }
         shared.close();
     }
 }

@@ -25,6 +25,19 @@ class MemoryIdempotentHttpTest extends AbstractIdempotentHttpTest {
         assertThat(order("alice", key, ORDER).statusCode()).as("nothing was stored under the key").isEqualTo(201);
     }
 
+    @Override
+    protected void elapse(Duration duration) {
+        clock.advance(duration);
+    }
+
+    @Test
+    void anExpiredTokenIs409() {
+        String token = token("alice", "seckill");
+        clock.advance(Duration.ofMinutes(10).plusSeconds(1));
+        assertProblem(submit("/seckill", "alice", token), 409, "duplicate-submission");
+        assertThat(orders.executions("seckill")).isZero();
+    }
+
     @Test
     void theMemoryStoreIsInUse() {
         assertThat(store).isInstanceOf(InMemoryIdempotencyStore.class);

@@ -17,7 +17,7 @@ import io.onlyonce.token.TokenStore;
 import io.onlyonce.window.WindowStore;
 import java.io.IOException;
 import java.time.Duration;
-import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.springframework.boot.test.context.TestConfiguration;
@@ -52,27 +52,27 @@ public class SwitchableStores {
         IdempotencyStore memory = new InMemoryIdempotencyStore(clock, 100_000);
         return new IdempotencyStore() {
             @Override
-            public ClaimResult claim(IdempotencyKey key, Fingerprint fingerprint, Instant now, Duration lease) {
+            public ClaimResult claim(IdempotencyKey key, Fingerprint fingerprint, Duration lease) {
                 check(RECORDS_FAILING, "claim");
-                return memory.claim(key, fingerprint, now, lease);
+                return memory.claim(key, fingerprint, lease);
             }
 
             @Override
-            public boolean complete(IdempotencyKey key, OwnerToken owner, StoredResponse response, Instant now, Duration retention) {
+            public boolean complete(IdempotencyKey key, OwnerToken owner, @Nullable StoredResponse response, Duration retention) {
                 check(RECORDS_FAILING, "complete");
-                return memory.complete(key, owner, response, now, retention);
+                return memory.complete(key, owner, response, retention);
             }
 
             @Override
-            public boolean release(IdempotencyKey key, OwnerToken owner, Instant now) {
+            public boolean release(IdempotencyKey key, OwnerToken owner) {
                 check(RECORDS_FAILING, "release");
-                return memory.release(key, owner, now);
+                return memory.release(key, owner);
             }
 
             @Override
-            public Optional<IdempotencyRecord> find(IdempotencyKey key, Instant now) {
+            public Optional<IdempotencyRecord> find(IdempotencyKey key) {
                 check(RECORDS_FAILING, "find");
-                return memory.find(key, now);
+                return memory.find(key);
             }
         };
     }
@@ -82,21 +82,21 @@ public class SwitchableStores {
         TokenStore memory = new InMemoryTokenStore(clock, 100_000);
         return new TokenStore() {
             @Override
-            public void save(OneTimeToken token, Instant now) {
+            public boolean save(OneTimeToken token, Duration ttl) {
                 check(TOKENS_FAILING, "save token");
-                memory.save(token, now);
+                return memory.save(token, ttl);
             }
 
             @Override
-            public boolean consume(OneTimeToken token, Instant now) {
+            public boolean consume(OneTimeToken token) {
                 check(TOKENS_FAILING, "consume token");
-                return memory.consume(token, now);
+                return memory.consume(token);
             }
 
             @Override
-            public boolean restore(OneTimeToken token, Instant now) {
+            public boolean restore(OneTimeToken token) {
                 check(TOKENS_FAILING, "restore token");
-                return memory.restore(token, now);
+                return memory.restore(token);
             }
         };
     }
@@ -104,9 +104,9 @@ public class SwitchableStores {
     @Bean
     WindowStore switchableWindowStore(MutableClock clock) {
         WindowStore memory = new InMemoryWindowStore(clock, 100_000);
-        return (fingerprint, window, now) -> {
+        return (key, window) -> {
             check(WINDOWS_FAILING, "window");
-            return memory.firstInWindow(fingerprint, window, now);
+            return memory.hit(key, window);
         };
     }
 }

@@ -24,7 +24,12 @@ import org.springframework.context.annotation.Import;
     "onlyonce.dedup.rules[0].window=2s",
     "onlyonce.dedup.rules[1].pattern=/items/**",
     "onlyonce.dedup.rules[1].window=2s",
-    "onlyonce.dedup.rules[1].fields=principal,body:item"
+    "onlyonce.dedup.rules[1].fields=principal,body:item",
+    "onlyonce.dedup.rules[2].pattern=/uploads/**",
+    "onlyonce.dedup.rules[2].window=2s",
+    "onlyonce.key.max-body-size=3MB",
+    "spring.servlet.multipart.max-file-size=3MB",
+    "spring.servlet.multipart.max-request-size=4MB"
 })
 @Import(SwitchableStores.class)
 @interface SwitchableStoresHttpTest {

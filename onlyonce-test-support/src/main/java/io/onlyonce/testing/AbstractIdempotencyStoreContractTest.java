@@ -20,7 +20,7 @@ import io.onlyonce.store.OwnerToken;
 import io.onlyonce.store.RecordStatus;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -36,6 +36,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * store on the real server from {@link #createStore()} (in a namespace of its own: a key prefix,
  * a fresh database) and, where a server exists, a store pointed at a dead one from
  * {@link #createUnreachableStore()}.
+ *
+ * <p>Time is the store's: leases and retentions end on the server's clock. Tests that need time to
+ * pass use short real durations and {@link #elapse}, which sleeps; a store on an injected clock (the
+ * in-memory one) moves that clock instead.
  */
 public abstract class AbstractIdempotencyStoreContractTest {
 
@@ -43,12 +47,25 @@ public abstract class AbstractIdempotencyStoreContractTest {
     protected static final int THREADS = 64;
     protected static final Duration LEASE = Duration.ofSeconds(30);
     protected static final Duration RETENTION = Duration.ofHours(24);
+    /** A lease or retention short enough to let pass in a test. */
+    protected static final Duration SHORT = Duration.ofMillis(400);
+    /** What a store may take between writing a record and reading its time left back. */
+    protected static final Duration SLACK = Duration.ofSeconds(5);
 
     protected IdempotencyStore store;
     protected MutableClock clock;
 
     /** A store on the real server, isolated from every other test. Called before each test. */
     protected abstract IdempotencyStore createStore() throws Exception;
+
+    /**
+     * A second client of the same data as {@link #createStore()}'s, configured as another instance
+     * of the application would be (another connection, another session time zone); the in-memory
+     * store, which no other instance can share, returns the same store.
+     */
+    protected IdempotencyStore createSecondClient() throws Exception {
+        return store;
+    }
 
     /** A store whose server is stopped or unreachable; empty where there is no server. */
     protected Optional<IdempotencyStore> createUnreachableStore() throws Exception {
@@ -57,6 +74,11 @@ public abstract class AbstractIdempotencyStoreContractTest {
 
     /** Releases what {@link #createStore()} made. Called after each test. */
     protected void cleanUp() throws Exception {
+    }
+
+    /** Lets {@code duration} pass on the store's clock: sleeps, unless the store runs on {@link #clock}. */
+    protected void elapse(Duration duration) throws InterruptedException {
+        Thread.sleep(duration.toMillis());
     }
 
     @BeforeEach
@@ -89,49 +111,59 @@ public abstract class AbstractIdempotencyStoreContractTest {
                 new StoredResponse.Header("Content-Type", "application/json")), body);
     }
 
-    private OwnerToken claimed(IdempotencyKey key, Fingerprint fp, Instant now) {
-        ClaimResult result = store.claim(key, fp, now, LEASE);
+    protected OwnerToken claimed(IdempotencyKey key, Fingerprint fp, Duration lease) {
+        return claimed(store, key, fp, lease);
+    }
+
+    protected static OwnerToken claimed(IdempotencyStore on, IdempotencyKey key, Fingerprint fp, Duration lease) {
+        ClaimResult result = on.claim(key, fp, lease);
         assertThat(result).isInstanceOf(ClaimResult.Claimed.class);
         return ((ClaimResult.Claimed) result).owner();
     }
 
-    private IdempotencyRecord existing(ClaimResult result) {
+    private static IdempotencyRecord existing(ClaimResult result) {
         assertThat(result).isInstanceOf(ClaimResult.Existing.class);
         return ((ClaimResult.Existing) result).record();
+    }
+
+    private static void assertExpiresIn(IdempotencyRecord record, Duration expected) {
+        assertThat(record.expiresIn()).isLessThanOrEqualTo(expected).isGreaterThan(expected.minus(SLACK));
+    }
+
+    private IdempotencyEngine engine() {
+        return IdempotencyEngine.builder(store).build();
     }
 
     @Test
     void firstClaimWinsAndLeavesAnInProgressRecord() {
         IdempotencyKey key = key();
-        Instant now = clock.instant();
-        OwnerToken owner = claimed(key, fingerprint("a"), now);
+        OwnerToken owner = claimed(key, fingerprint("a"), LEASE);
 
-        IdempotencyRecord record = store.find(key, now).orElseThrow();
+        IdempotencyRecord record = store.find(key).orElseThrow();
+        assertThat(record.key()).isEqualTo(key);
         assertThat(record.status()).isEqualTo(RecordStatus.IN_PROGRESS);
         assertThat(record.owner()).isEqualTo(owner);
         assertThat(record.fingerprint()).isEqualTo(fingerprint("a"));
-        assertThat(record.expiresAt()).isEqualTo(now.plus(LEASE));
+        assertExpiresIn(record, LEASE);
         assertThat(record.response()).isNull();
     }
 
     @Test
     void secondClaimSeesTheRunningRecordAndWritesNothing() {
         IdempotencyKey key = key();
-        Instant now = clock.instant();
-        OwnerToken owner = claimed(key, fingerprint("a"), now);
+        OwnerToken owner = claimed(key, fingerprint("a"), LEASE);
 
-        IdempotencyRecord seen = existing(store.claim(key, fingerprint("b"), now.plusSeconds(1), LEASE));
+        IdempotencyRecord seen = existing(store.claim(key, fingerprint("b"), LEASE));
         assertThat(seen.status()).isEqualTo(RecordStatus.IN_PROGRESS);
         assertThat(seen.owner()).isEqualTo(owner);
         assertThat(seen.fingerprint()).isEqualTo(fingerprint("a"));
-        assertThat(seen.expiresAt()).isEqualTo(now.plus(LEASE));
+        assertExpiresIn(seen, LEASE);
     }
 
     @Test
     void manyThreadsClaimOneKeyAndExactlyOneWins() throws Exception {
         IdempotencyKey key = key();
-        Instant now = clock.instant();
-        List<ClaimResult> results = Race.run(THREADS, () -> store.claim(key, fingerprint("a"), now, LEASE));
+        List<ClaimResult> results = Race.run(THREADS, () -> store.claim(key, fingerprint("a"), LEASE));
 
         List<OwnerToken> winners = results.stream()
                 .filter(ClaimResult.Claimed.class::isInstance)
@@ -147,33 +179,83 @@ public abstract class AbstractIdempotencyStoreContractTest {
     }
 
     @Test
+    void manyThreadsOnManyFreshKeysEachKeyClaimedOnce() throws Exception {
+        List<IdempotencyKey> keys = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            keys.add(key());
+        }
+        AtomicInteger winners = new AtomicInteger();
+        for (IdempotencyKey key : keys) {
+            List<ClaimResult> results = Race.run(8, () -> store.claim(key, fingerprint("a"), LEASE));
+            long claimed = results.stream().filter(ClaimResult.Claimed.class::isInstance).count();
+            assertThat(claimed).as("claims of %s", key.name()).isEqualTo(1);
+            winners.addAndGet((int) claimed);
+        }
+        assertThat(winners).hasValue(keys.size());
+    }
+
+    @Test
     void completedRecordIsReplayedWithIdenticalBytes() {
         IdempotencyKey key = key();
-        Instant now = clock.instant();
-        OwnerToken owner = claimed(key, fingerprint("a"), now);
-        assertThat(store.complete(key, owner, response(), now.plusMillis(5), RETENTION)).isTrue();
+        OwnerToken owner = claimed(key, fingerprint("a"), LEASE);
+        assertThat(store.complete(key, owner, response(), RETENTION)).isTrue();
 
-        IdempotencyRecord record = existing(store.claim(key, fingerprint("a"), now.plusSeconds(60), LEASE));
+        IdempotencyRecord record = existing(store.claim(key, fingerprint("a"), LEASE));
         assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED);
+        assertThat(record.owner()).isEqualTo(owner);
         assertThat(record.response()).isEqualTo(response());
         assertThat(record.response().body()).containsExactly(response().body());
         assertThat(record.response().headers()).containsExactlyElementsOf(response().headers());
-        assertThat(record.expiresAt()).isEqualTo(now.plusMillis(5).plus(RETENTION));
+        assertExpiresIn(record, RETENTION);
     }
 
     @Test
     void emptyBodyAndNoHeadersRoundTrip() {
         IdempotencyKey key = key();
-        Instant now = clock.instant();
-        OwnerToken owner = claimed(key, fingerprint("a"), now);
+        OwnerToken owner = claimed(key, fingerprint("a"), LEASE);
         StoredResponse empty = StoredResponse.of(204, new byte[0]);
-        assertThat(store.complete(key, owner, empty, now, RETENTION)).isTrue();
-        assertThat(store.find(key, now).orElseThrow().response()).isEqualTo(empty);
+        assertThat(store.complete(key, owner, empty, RETENTION)).isTrue();
+        assertThat(store.find(key).orElseThrow().response()).isEqualTo(empty);
+    }
+
+    @Test
+    void longAndManyHeadersRoundTrip() {
+        IdempotencyKey key = key();
+        OwnerToken owner = claimed(key, fingerprint("a"), LEASE);
+        List<StoredResponse.Header> headers = new ArrayList<>();
+        headers.add(new StoredResponse.Header("Link", "<https://api.example.com/orders?page=" + "9".repeat(70_000) + ">; rel=\"next\""));
+        for (int i = 0; i < 2_000; i++) {
+            headers.add(new StoredResponse.Header("X-Item", "item " + i + "\tnaïve 订单 ✓ 😀"));
+        }
+        headers.add(new StoredResponse.Header("X-Empty", ""));
+        headers.add(new StoredResponse.Header("X-Padded", "  two spaces: then a colon  "));
+        StoredResponse response = new StoredResponse(201, headers, "{\"id\":42}".getBytes(StandardCharsets.UTF_8));
+        assertThat(store.complete(key, owner, response, RETENTION)).isTrue();
+        StoredResponse back = store.find(key).orElseThrow().response();
+        assertThat(back).isEqualTo(response);
+        assertThat(back.headers()).hasSize(2_003);
+    }
+
+    @Test
+    void completedWithoutResponseStaysTakenAndSaysSo() {
+        IdempotencyKey key = key();
+        OwnerToken owner = claimed(key, fingerprint("a"), LEASE);
+        assertThat(store.complete(key, owner, null, RETENTION)).isTrue();
+
+        IdempotencyRecord record = existing(store.claim(key, fingerprint("a"), LEASE));
+        assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED);
+        assertThat(record.hasResponse()).isFalse();
+        assertThat(record.fingerprint()).isEqualTo(fingerprint("a"));
+        assertExpiresIn(record, RETENTION);
+        assertThat(store.release(key, owner)).isFalse();
+        assertThat(engine().execute(key, fingerprint("a"), IdempotencyConfig.ofDefaults(), () -> {
+            throw new AssertionError("must not run again");
+        })).isEqualTo(new Outcome.ResponseNotKept());
     }
 
     @Test
     void differentFingerprintIsReportedByTheEngine() {
-        IdempotencyEngine engine = IdempotencyEngine.builder(store).clock(clock).build();
+        IdempotencyEngine engine = engine();
         IdempotencyKey key = key();
         IdempotencyConfig config = IdempotencyConfig.ofDefaults();
         Outcome first = engine.execute(key, fingerprint("a"), config, () -> response());
@@ -191,156 +273,155 @@ public abstract class AbstractIdempotencyStoreContractTest {
 
     @Test
     void mismatchIsReportedBeforeInProgress() {
-        IdempotencyEngine engine = IdempotencyEngine.builder(store).clock(clock).build();
+        IdempotencyEngine engine = engine();
         IdempotencyKey key = key();
-        claimed(key, fingerprint("a"), clock.instant());
+        claimed(key, fingerprint("a"), LEASE);
         Outcome other = engine.execute(key, fingerprint("b"), IdempotencyConfig.ofDefaults(), () -> response());
         Outcome same = engine.execute(key, fingerprint("a"), IdempotencyConfig.ofDefaults(), () -> response());
         assertThat(other).isInstanceOf(Outcome.FingerprintMismatch.class);
-        assertThat(same).isEqualTo(new Outcome.InProgress(LEASE));
+        assertThat(same).isInstanceOf(Outcome.InProgress.class);
+        assertThat(((Outcome.InProgress) same).retryAfter()).isBetween(LEASE.minus(SLACK), LEASE);
     }
 
     @Test
-    void leasePassedAnotherClaimsAndTheLateHolderIsRefused() {
+    void leasePassedAnotherClaimsAndTheLateHolderIsRefused() throws Exception {
         IdempotencyKey key = key();
-        Instant start = clock.instant();
-        OwnerToken first = claimed(key, fingerprint("a"), start);
+        OwnerToken first = claimed(key, fingerprint("a"), SHORT);
+        elapse(SHORT.plusMillis(100));
 
-        Instant later = start.plus(LEASE);
-        OwnerToken second = claimed(key, fingerprint("a"), later);
+        OwnerToken second = claimed(key, fingerprint("a"), LEASE);
         assertThat(second).isNotEqualTo(first);
 
-        assertThat(store.complete(key, first, response(), later.plusMillis(1), RETENTION)).isFalse();
-        assertThat(store.release(key, first, later.plusMillis(1))).isFalse();
-        IdempotencyRecord record = store.find(key, later.plusMillis(1)).orElseThrow();
+        assertThat(store.complete(key, first, response(), RETENTION)).isFalse();
+        assertThat(store.release(key, first)).isFalse();
+        IdempotencyRecord record = store.find(key).orElseThrow();
         assertThat(record.status()).isEqualTo(RecordStatus.IN_PROGRESS);
         assertThat(record.owner()).isEqualTo(second);
 
-        assertThat(store.complete(key, second, response(), later.plusMillis(2), RETENTION)).isTrue();
-        assertThat(store.find(key, later.plusMillis(3)).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+        assertThat(store.complete(key, second, response(), RETENTION)).isTrue();
+        assertThat(store.find(key).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
     }
 
     @Test
-    void leaseStillRunningOneMillisecondBeforeItsEnd() {
+    void holderPastItsLeaseCannotCompleteEvenIfNobodyTookOver() throws Exception {
         IdempotencyKey key = key();
-        Instant start = clock.instant();
-        claimed(key, fingerprint("a"), start);
-        assertThat(store.claim(key, fingerprint("a"), start.plus(LEASE).minusMillis(1), LEASE))
-                .isInstanceOf(ClaimResult.Existing.class);
-    }
-
-    @Test
-    void holderPastItsLeaseCannotCompleteEvenIfNobodyTookOver() {
-        IdempotencyKey key = key();
-        Instant start = clock.instant();
-        OwnerToken owner = claimed(key, fingerprint("a"), start);
-        assertThat(store.complete(key, owner, response(), start.plus(LEASE), RETENTION)).isFalse();
-        assertThat(store.find(key, start.plus(LEASE))).isEmpty();
+        OwnerToken owner = claimed(key, fingerprint("a"), SHORT);
+        elapse(SHORT.plusMillis(100));
+        assertThat(store.complete(key, owner, response(), RETENTION)).isFalse();
+        assertThat(store.complete(key, owner, null, RETENTION)).isFalse();
+        assertThat(store.find(key)).isEmpty();
     }
 
     @Test
     void manyThreadsTakeOverAnExpiredLeaseAndExactlyOneWins() throws Exception {
         IdempotencyKey key = key();
-        Instant start = clock.instant();
-        claimed(key, fingerprint("a"), start);
-        Instant later = start.plus(LEASE).plusSeconds(1);
-        List<ClaimResult> results = Race.run(THREADS, () -> store.claim(key, fingerprint("a"), later, LEASE));
+        claimed(key, fingerprint("a"), SHORT);
+        elapse(SHORT.plusMillis(100));
+        List<ClaimResult> results = Race.run(THREADS, () -> store.claim(key, fingerprint("a"), LEASE));
         assertThat(results).filteredOn(ClaimResult.Claimed.class::isInstance).hasSize(1);
     }
 
     @Test
-    void afterRetentionTheKeyIsNewAgain() {
+    void afterRetentionTheKeyIsNewAgain() throws Exception {
         IdempotencyKey key = key();
-        Instant start = clock.instant();
-        OwnerToken owner = claimed(key, fingerprint("a"), start);
-        Duration retention = Duration.ofSeconds(10);
-        assertThat(store.complete(key, owner, response(), start, retention)).isTrue();
+        OwnerToken owner = claimed(key, fingerprint("a"), LEASE);
+        assertThat(store.complete(key, owner, response(), SHORT)).isTrue();
+        assertThat(store.claim(key, fingerprint("a"), LEASE)).isInstanceOf(ClaimResult.Existing.class);
 
-        assertThat(store.claim(key, fingerprint("a"), start.plus(retention).minusMillis(1), LEASE))
-                .isInstanceOf(ClaimResult.Existing.class);
-        assertThat(store.find(key, start.plus(retention))).isEmpty();
-        OwnerToken again = claimed(key, fingerprint("b"), start.plus(retention));
+        elapse(SHORT.plusMillis(100));
+        assertThat(store.find(key)).isEmpty();
+        OwnerToken again = claimed(key, fingerprint("b"), LEASE);
         assertThat(again).isNotEqualTo(owner);
-        assertThat(store.find(key, start.plus(retention)).orElseThrow().fingerprint()).isEqualTo(fingerprint("b"));
+        IdempotencyRecord fresh = store.find(key).orElseThrow();
+        assertThat(fresh.fingerprint()).isEqualTo(fingerprint("b"));
+        assertThat(fresh.status()).isEqualTo(RecordStatus.IN_PROGRESS);
+        assertThat(fresh.response()).isNull();
     }
 
     @Test
     void releaseLetsTheNextRequestExecute() {
         IdempotencyKey key = key();
-        Instant now = clock.instant();
-        OwnerToken owner = claimed(key, fingerprint("a"), now);
-        assertThat(store.release(key, owner, now)).isTrue();
-        assertThat(store.find(key, now)).isEmpty();
-        claimed(key, fingerprint("a"), now);
+        OwnerToken owner = claimed(key, fingerprint("a"), LEASE);
+        assertThat(store.release(key, owner)).isTrue();
+        assertThat(store.find(key)).isEmpty();
+        claimed(key, fingerprint("a"), LEASE);
     }
 
     @Test
     void onlyTheHolderMayCompleteOrRelease() {
         IdempotencyKey key = key();
-        Instant now = clock.instant();
-        OwnerToken owner = claimed(key, fingerprint("a"), now);
+        OwnerToken owner = claimed(key, fingerprint("a"), LEASE);
         OwnerToken stranger = OwnerToken.random();
-        assertThat(store.complete(key, stranger, response(), now, RETENTION)).isFalse();
-        assertThat(store.release(key, stranger, now)).isFalse();
-        assertThat(store.find(key, now).orElseThrow().owner()).isEqualTo(owner);
+        assertThat(store.complete(key, stranger, response(), RETENTION)).isFalse();
+        assertThat(store.complete(key, stranger, null, RETENTION)).isFalse();
+        assertThat(store.release(key, stranger)).isFalse();
+        assertThat(store.find(key).orElseThrow().owner()).isEqualTo(owner);
     }
 
     @Test
     void completedRecordCannotBeReleasedOrCompletedAgain() {
         IdempotencyKey key = key();
-        Instant now = clock.instant();
-        OwnerToken owner = claimed(key, fingerprint("a"), now);
-        assertThat(store.complete(key, owner, response(), now, RETENTION)).isTrue();
-        assertThat(store.complete(key, owner, StoredResponse.of(500, new byte[0]), now, RETENTION)).isFalse();
-        assertThat(store.release(key, owner, now)).isFalse();
-        assertThat(store.find(key, now).orElseThrow().response()).isEqualTo(response());
+        OwnerToken owner = claimed(key, fingerprint("a"), LEASE);
+        assertThat(store.complete(key, owner, response(), RETENTION)).isTrue();
+        assertThat(store.complete(key, owner, StoredResponse.of(500, new byte[0]), RETENTION)).isFalse();
+        assertThat(store.complete(key, owner, null, RETENTION)).isFalse();
+        assertThat(store.release(key, owner)).isFalse();
+        assertThat(store.find(key).orElseThrow().response()).isEqualTo(response());
     }
 
     @Test
     void absentKeyCannotBeCompletedOrReleased() {
         IdempotencyKey key = key();
-        Instant now = clock.instant();
-        assertThat(store.complete(key, OwnerToken.random(), response(), now, RETENTION)).isFalse();
-        assertThat(store.release(key, OwnerToken.random(), now)).isFalse();
-        assertThat(store.find(key, now)).isEmpty();
+        assertThat(store.complete(key, OwnerToken.random(), response(), RETENTION)).isFalse();
+        assertThat(store.release(key, OwnerToken.random())).isFalse();
+        assertThat(store.find(key)).isEmpty();
     }
 
     @Test
     void scopesKeepEqualNamesApart() {
-        Instant now = clock.instant();
         String name = "shared-" + UUID.randomUUID();
         IdempotencyKey alice = new IdempotencyKey("alice:POST /orders", name);
         IdempotencyKey bob = new IdempotencyKey("bob:POST /orders", name);
-        OwnerToken aliceOwner = claimed(alice, fingerprint("a"), now);
-        assertThat(store.complete(alice, aliceOwner, response(), now, RETENTION)).isTrue();
+        OwnerToken aliceOwner = claimed(alice, fingerprint("a"), LEASE);
+        assertThat(store.complete(alice, aliceOwner, response(), RETENTION)).isTrue();
 
-        claimed(bob, fingerprint("a"), now);
-        assertThat(store.find(bob, now).orElseThrow().status()).isEqualTo(RecordStatus.IN_PROGRESS);
-        assertThat(store.find(alice, now).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+        claimed(bob, fingerprint("a"), LEASE);
+        assertThat(store.find(bob).orElseThrow().status()).isEqualTo(RecordStatus.IN_PROGRESS);
+        assertThat(store.find(alice).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
     }
 
     @Test
     void scopeAndNameBoundariesDoNotCollide() {
-        Instant now = clock.instant();
         String id = UUID.randomUUID().toString();
         IdempotencyKey one = new IdempotencyKey("a:" + id, "b");
         IdempotencyKey two = new IdempotencyKey("a", id + ":b");
-        claimed(one, fingerprint("a"), now);
-        claimed(two, fingerprint("a"), now);
+        claimed(one, fingerprint("a"), LEASE);
+        claimed(two, fingerprint("a"), LEASE);
+    }
+
+    @Test
+    void aQuestionMarkAndAnUnpairedSurrogateNeverShareARecord() {
+        String id = UUID.randomUUID().toString();
+        IdempotencyKey question = new IdempotencyKey("alice? " + id, "k");
+        claimed(question, fingerprint("a"), LEASE);
+        assertThatThrownBy(() -> store.claim(new IdempotencyKey("alice\uD800 " + id, "k"), fingerprint("a"), LEASE))
+                .isInstanceOf(InvalidIdempotencyKeyException.class);
+        IdempotencyKey pair = new IdempotencyKey("alice\uD83D\uDE00 " + id, "k");
+        claimed(pair, fingerprint("a"), LEASE);
+        assertThat(store.find(pair).orElseThrow().key()).isEqualTo(pair);
     }
 
     @Test
     void everyVisibleAsciiCharacterAndUnicodeScopesAreKeys() {
-        Instant now = clock.instant();
         StringBuilder visible = new StringBuilder();
         for (char c = 0x21; c <= 0x7E; c++) {
             visible.append(c);
         }
         String longest = (visible.toString() + visible + visible).substring(0, IdempotencyKey.MAX_NAME_LENGTH);
         IdempotencyKey key = new IdempotencyKey("用户-" + UUID.randomUUID() + ":POST /订单/{id}", longest);
-        OwnerToken owner = claimed(key, fingerprint("a"), now);
-        assertThat(store.complete(key, owner, response(), now, RETENTION)).isTrue();
-        assertThat(store.find(key, now).orElseThrow().key()).isEqualTo(key);
+        OwnerToken owner = claimed(key, fingerprint("a"), LEASE);
+        assertThat(store.complete(key, owner, response(), RETENTION)).isTrue();
+        assertThat(store.find(key).orElseThrow().key()).isEqualTo(key);
     }
 
     @ParameterizedTest
@@ -350,7 +431,7 @@ public abstract class AbstractIdempotencyStoreContractTest {
         assertThatThrownBy(() -> {
             IdempotencyKey key = new IdempotencyKey("scope", bad);
             storeCalls.incrementAndGet();
-            store.claim(key, fingerprint("a"), clock.instant(), LEASE);
+            store.claim(key, fingerprint("a"), LEASE);
         }).isInstanceOf(InvalidIdempotencyKeyException.class);
         assertThat(storeCalls).hasValue(0);
     }
@@ -363,14 +444,35 @@ public abstract class AbstractIdempotencyStoreContractTest {
     }
 
     @Test
+    void twoClientsOfOneStoreAgreeOnEveryLeaseAndAnswer() throws Exception {
+        IdempotencyStore other = createSecondClient();
+        IdempotencyKey key = key();
+        OwnerToken owner = claimed(key, fingerprint("a"), LEASE);
+
+        IdempotencyRecord seen = existing(other.claim(key, fingerprint("a"), LEASE));
+        assertThat(seen.owner()).isEqualTo(owner);
+        assertExpiresIn(seen, LEASE);
+        assertThat(other.complete(key, OwnerToken.random(), response(), RETENTION)).isFalse();
+        assertThat(store.complete(key, owner, response(), RETENTION)).isTrue();
+        assertThat(other.find(key).orElseThrow().response()).isEqualTo(response());
+
+        IdempotencyKey brief = key();
+        OwnerToken briefOwner = claimed(other, brief, fingerprint("a"), SHORT);
+        assertThat(store.claim(brief, fingerprint("a"), LEASE)).isInstanceOf(ClaimResult.Existing.class);
+        elapse(SHORT.plusMillis(100));
+        claimed(store, brief, fingerprint("a"), LEASE);
+        assertThat(other.complete(brief, briefOwner, response(), RETENTION)).isFalse();
+    }
+
+    @Test
     void engineReleasesOnExceptionSoTheRetryExecutes() {
-        IdempotencyEngine engine = IdempotencyEngine.builder(store).clock(clock).build();
+        IdempotencyEngine engine = engine();
         IdempotencyKey key = key();
         IdempotencyConfig config = IdempotencyConfig.ofDefaults();
         assertThatThrownBy(() -> engine.execute(key, fingerprint("a"), config, () -> {
             throw new IllegalStateException("boom");
         })).isInstanceOf(IllegalStateException.class).hasMessage("boom");
-        assertThat(store.find(key, clock.instant())).isEmpty();
+        assertThat(store.find(key)).isEmpty();
 
         Outcome retry = engine.execute(key, fingerprint("a"), config, () -> response());
         assertThat(retry).isEqualTo(new Outcome.Executed(response(), Outcome.Recording.STORED));
@@ -379,18 +481,17 @@ public abstract class AbstractIdempotencyStoreContractTest {
     @ParameterizedTest
     @ValueSource(ints = {500, 503, 408, 409, 425, 429})
     void engineReleasesServerErrorsAndTransientStatuses(int status) {
-        IdempotencyEngine engine = IdempotencyEngine.builder(store).clock(clock).build();
         IdempotencyKey key = key();
         StoredResponse failed = StoredResponse.of(status, "failed".getBytes(StandardCharsets.UTF_8));
-        Outcome outcome = engine.execute(key, fingerprint("a"), IdempotencyConfig.ofDefaults(), () -> failed);
+        Outcome outcome = engine().execute(key, fingerprint("a"), IdempotencyConfig.ofDefaults(), () -> failed);
         assertThat(outcome).isEqualTo(new Outcome.Executed(failed, Outcome.Recording.RELEASED));
-        assertThat(store.find(key, clock.instant())).isEmpty();
+        assertThat(store.find(key)).isEmpty();
     }
 
     @ParameterizedTest
     @ValueSource(ints = {200, 201, 302, 400, 404, 422})
     void engineStoresDeterministicAnswers(int status) {
-        IdempotencyEngine engine = IdempotencyEngine.builder(store).clock(clock).build();
+        IdempotencyEngine engine = engine();
         IdempotencyKey key = key();
         StoredResponse answer = StoredResponse.of(status, ("answer " + status).getBytes(StandardCharsets.UTF_8));
         engine.execute(key, fingerprint("a"), IdempotencyConfig.ofDefaults(), () -> answer);
@@ -402,7 +503,7 @@ public abstract class AbstractIdempotencyStoreContractTest {
 
     @Test
     void engineRunsTheActionOnceUnderManyConcurrentRequests() throws Exception {
-        IdempotencyEngine engine = IdempotencyEngine.builder(store).clock(clock).build();
+        IdempotencyEngine engine = engine();
         IdempotencyKey key = key();
         AtomicInteger executions = new AtomicInteger();
         List<Outcome> outcomes = Race.run(THREADS, () -> engine.execute(key, fingerprint("a"),
@@ -417,20 +518,35 @@ public abstract class AbstractIdempotencyStoreContractTest {
     }
 
     @Test
+    void permissiveEngineRunsEachKeyOnceWhileTheStoreIsUp() throws Exception {
+        IdempotencyEngine engine = engine();
+        IdempotencyConfig permissive = IdempotencyConfig.custom().storeFailurePolicy(StoreFailurePolicy.PERMISSIVE).build();
+        for (int round = 0; round < 10; round++) {
+            IdempotencyKey key = key();
+            AtomicInteger executions = new AtomicInteger();
+            List<Outcome> outcomes = Race.run(16, () -> engine.execute(key, fingerprint("a"), permissive, () -> {
+                executions.incrementAndGet();
+                return response();
+            }));
+            assertThat(executions).as("round %d", round).hasValue(1);
+            assertThat(outcomes).noneMatch(o -> o instanceof Outcome.Executed e && e.recording() == Outcome.Recording.UNPROTECTED);
+        }
+    }
+
+    @Test
     void unreachableServerIsAClearExceptionNeverASilentSuccess() throws Exception {
         Optional<IdempotencyStore> dead = createUnreachableStore();
         assumeTrue(dead.isPresent(), "this store has no server");
         IdempotencyStore down = dead.get();
         IdempotencyKey key = key();
-        Instant now = clock.instant();
-        assertThatThrownBy(() -> down.claim(key, fingerprint("a"), now, LEASE)).isInstanceOf(StoreUnavailableException.class);
-        assertThatThrownBy(() -> down.complete(key, OwnerToken.random(), response(), now, RETENTION))
+        assertThatThrownBy(() -> down.claim(key, fingerprint("a"), LEASE)).isInstanceOf(StoreUnavailableException.class);
+        assertThatThrownBy(() -> down.complete(key, OwnerToken.random(), response(), RETENTION))
                 .isInstanceOf(StoreUnavailableException.class);
-        assertThatThrownBy(() -> down.release(key, OwnerToken.random(), now)).isInstanceOf(StoreUnavailableException.class);
-        assertThatThrownBy(() -> down.find(key, now)).isInstanceOf(StoreUnavailableException.class);
+        assertThatThrownBy(() -> down.release(key, OwnerToken.random())).isInstanceOf(StoreUnavailableException.class);
+        assertThatThrownBy(() -> down.find(key)).isInstanceOf(StoreUnavailableException.class);
 
         AtomicInteger executions = new AtomicInteger();
-        IdempotencyEngine engine = IdempotencyEngine.builder(down).clock(clock).build();
+        IdempotencyEngine engine = IdempotencyEngine.builder(down).build();
         Outcome strict = engine.execute(key, fingerprint("a"), IdempotencyConfig.ofDefaults(), () -> {
             executions.incrementAndGet();
             return response();

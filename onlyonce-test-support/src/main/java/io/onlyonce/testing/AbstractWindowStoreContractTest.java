@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.onlyonce.Fingerprint;
 import io.onlyonce.StoreUnavailableException;
+import io.onlyonce.window.WindowHit;
 import io.onlyonce.window.WindowStore;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -18,18 +18,31 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The rules every {@link WindowStore} keeps. A store's test extends this class and returns a
- * store on the real server from {@link #createStore()}.
+ * store on the real server from {@link #createStore()}. Windows end on the store's clock: tests let
+ * short windows pass with {@link #elapse}.
  */
 public abstract class AbstractWindowStoreContractTest {
 
     protected static final int THREADS = 64;
-    protected static final Duration WINDOW = Duration.ofSeconds(3);
+    /** A window that does not end during a test. */
+    protected static final Duration WINDOW = Duration.ofSeconds(30);
+    /** A window short enough to let pass in a test. */
+    protected static final Duration SHORT = Duration.ofMillis(400);
+    protected static final Duration SLACK = Duration.ofSeconds(5);
 
     protected WindowStore store;
     protected MutableClock clock;
 
     /** A store on the real server, isolated from every other test. Called before each test. */
     protected abstract WindowStore createStore() throws Exception;
+
+    /**
+     * A second client of the same data, configured as another instance of the application would be;
+     * the in-memory store returns the same store.
+     */
+    protected WindowStore createSecondClient() throws Exception {
+        return store;
+    }
 
     /** A store whose server is stopped or unreachable; empty where there is no server. */
     protected Optional<WindowStore> createUnreachableStore() throws Exception {
@@ -38,6 +51,11 @@ public abstract class AbstractWindowStoreContractTest {
 
     /** Releases what {@link #createStore()} made. Called after each test. */
     protected void cleanUp() throws Exception {
+    }
+
+    /** Lets {@code duration} pass on the store's clock: sleeps, unless the store runs on {@link #clock}. */
+    protected void elapse(Duration duration) throws InterruptedException {
+        Thread.sleep(duration.toMillis());
     }
 
     @BeforeEach
@@ -56,57 +74,79 @@ public abstract class AbstractWindowStoreContractTest {
     }
 
     @Test
-    void firstRequestOpensTheWindowAndRepeatsInsideItAreNotFirst() {
+    void firstRequestOpensTheWindowAndRepeatsInsideItAreCounted() {
         Fingerprint fp = fingerprint();
-        Instant now = clock.instant();
-        assertThat(store.firstInWindow(fp, WINDOW, now)).isTrue();
-        assertThat(store.firstInWindow(fp, WINDOW, now)).isFalse();
-        assertThat(store.firstInWindow(fp, WINDOW, now.plus(WINDOW).minusMillis(1))).isFalse();
+        WindowHit first = store.hit(fp, WINDOW);
+        assertThat(first.first()).isTrue();
+        assertThat(first.count()).isEqualTo(1);
+        assertThat(first.remaining()).isLessThanOrEqualTo(WINDOW).isGreaterThan(WINDOW.minus(SLACK));
+
+        WindowHit second = store.hit(fp, WINDOW);
+        assertThat(second.first()).isFalse();
+        assertThat(second.count()).isEqualTo(2);
+        assertThat(second.remaining()).isLessThanOrEqualTo(first.remaining()).isGreaterThan(WINDOW.minus(SLACK));
+        assertThat(second.retryAfterSeconds()).isBetween(WINDOW.minus(SLACK).toSeconds(), WINDOW.toSeconds());
+        assertThat(store.hit(fp, WINDOW).count()).isEqualTo(3);
     }
 
     @Test
-    void afterTheWindowTheSameRequestIsFirstAgain() {
+    void afterTheWindowTheSameRequestIsFirstAgain() throws Exception {
         Fingerprint fp = fingerprint();
-        Instant now = clock.instant();
-        assertThat(store.firstInWindow(fp, WINDOW, now)).isTrue();
-        Instant later = now.plus(WINDOW);
-        assertThat(store.firstInWindow(fp, WINDOW, later)).isTrue();
-        assertThat(store.firstInWindow(fp, WINDOW, later.plusMillis(1))).isFalse();
+        assertThat(store.hit(fp, SHORT).first()).isTrue();
+        assertThat(store.hit(fp, SHORT).first()).isFalse();
+        elapse(SHORT.plusMillis(100));
+        assertThat(store.hit(fp, WINDOW).first()).isTrue();
+        assertThat(store.hit(fp, WINDOW).first()).isFalse();
     }
 
     @Test
-    void repeatsDoNotExtendTheWindow() {
+    void repeatsDoNotExtendTheWindow() throws Exception {
         Fingerprint fp = fingerprint();
-        Instant now = clock.instant();
-        assertThat(store.firstInWindow(fp, WINDOW, now)).isTrue();
-        assertThat(store.firstInWindow(fp, WINDOW, now.plusSeconds(2))).isFalse();
-        assertThat(store.firstInWindow(fp, WINDOW, now.plus(WINDOW))).isTrue();
+        assertThat(store.hit(fp, SHORT).first()).isTrue();
+        elapse(SHORT.dividedBy(2));
+        assertThat(store.hit(fp, SHORT).first()).isFalse();
+        elapse(SHORT.dividedBy(2).plusMillis(100));
+        assertThat(store.hit(fp, SHORT).first()).as("the window opened by the first hit is over").isTrue();
     }
 
     @Test
-    void manyThreadsWithOneFingerprintGetExactlyOneFirst() throws Exception {
+    void manyThreadsWithOneFingerprintGetExactlyOneFirstAndDistinctCounts() throws Exception {
         Fingerprint fp = fingerprint();
-        Instant now = clock.instant();
-        List<Boolean> results = Race.run(THREADS, () -> store.firstInWindow(fp, WINDOW, now));
-        assertThat(results).filteredOn(Boolean::booleanValue).hasSize(1);
+        List<WindowHit> results = Race.run(THREADS, () -> store.hit(fp, WINDOW));
+        assertThat(results).filteredOn(WindowHit::first).hasSize(1);
+        assertThat(results.stream().map(WindowHit::count)).doesNotHaveDuplicates()
+                .containsExactlyInAnyOrderElementsOf(java.util.stream.LongStream.rangeClosed(1, THREADS).boxed().toList());
+    }
 
-        Instant later = now.plus(WINDOW);
-        List<Boolean> again = Race.run(THREADS, () -> store.firstInWindow(fp, WINDOW, later));
-        assertThat(again).filteredOn(Boolean::booleanValue).hasSize(1);
+    @Test
+    void manyThreadsOnAnEndedWindowOpenExactlyOneNewWindow() throws Exception {
+        Fingerprint fp = fingerprint();
+        store.hit(fp, SHORT);
+        elapse(SHORT.plusMillis(100));
+        List<WindowHit> again = Race.run(THREADS, () -> store.hit(fp, WINDOW));
+        assertThat(again).filteredOn(WindowHit::first).hasSize(1);
     }
 
     @Test
     void differentFingerprintsHaveTheirOwnWindows() {
-        Instant now = clock.instant();
-        assertThat(store.firstInWindow(fingerprint(), WINDOW, now)).isTrue();
-        assertThat(store.firstInWindow(fingerprint(), WINDOW, now)).isTrue();
+        assertThat(store.hit(fingerprint(), WINDOW).first()).isTrue();
+        assertThat(store.hit(fingerprint(), WINDOW).first()).isTrue();
+    }
+
+    @Test
+    void twoClientsOfOneStoreShareEveryWindow() throws Exception {
+        WindowStore other = createSecondClient();
+        Fingerprint fp = fingerprint();
+        assertThat(store.hit(fp, WINDOW).first()).isTrue();
+        WindowHit seen = other.hit(fp, WINDOW);
+        assertThat(seen.first()).isFalse();
+        assertThat(seen.remaining()).isGreaterThan(WINDOW.minus(SLACK));
     }
 
     @Test
     void unreachableServerIsAClearExceptionNeverASilentSuccess() throws Exception {
         Optional<WindowStore> dead = createUnreachableStore();
         assumeTrue(dead.isPresent(), "this store has no server");
-        assertThatThrownBy(() -> dead.get().firstInWindow(fingerprint(), WINDOW, clock.instant()))
-                .isInstanceOf(StoreUnavailableException.class);
+        assertThatThrownBy(() -> dead.get().hit(fingerprint(), WINDOW)).isInstanceOf(StoreUnavailableException.class);
     }
 }

@@ -9,4 +9,9 @@ class InMemoryIdempotencyStoreContractTest extends AbstractIdempotencyStoreContr
     protected IdempotencyStore createStore() {
         return new InMemoryIdempotencyStore(clock, 10_000);
     }
+
+    @Override
+    protected void elapse(java.time.Duration duration) {
+        clock.advance(duration);
+    }
 }

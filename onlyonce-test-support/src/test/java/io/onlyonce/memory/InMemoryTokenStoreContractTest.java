@@ -9,4 +9,9 @@ class InMemoryTokenStoreContractTest extends AbstractTokenStoreContractTest {
     protected TokenStore createStore() {
         return new InMemoryTokenStore(clock, 10_000);
     }
+
+    @Override
+    protected void elapse(java.time.Duration duration) {
+        clock.advance(duration);
+    }
 }

@@ -9,4 +9,9 @@ class InMemoryWindowStoreContractTest extends AbstractWindowStoreContractTest {
     protected WindowStore createStore() {
         return new InMemoryWindowStore(clock, 10_000);
     }
+
+    @Override
+    protected void elapse(java.time.Duration duration) {
+        clock.advance(duration);
+    }
 }

@@ -3,11 +3,32 @@ package io.onlyonce.jdbc.internal;
 import io.onlyonce.StoreUnavailableException;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
-/** Runs work on one connection of a data source and turns every {@link SQLException} into a {@link StoreUnavailableException}. */
+/**
+ * Runs the statements of one store operation on one connection of a data source, and turns every
+ * {@link SQLException} into a {@link StoreUnavailableException}.
+ *
+ * <p>Unless the operation joins the caller's transaction, every statement is a transaction of its
+ * own: with autocommit on the server commits it, with autocommit off {@link Session#step} commits
+ * it (or rolls it back) before the next statement runs. No lock is ever held from one statement to
+ * the next, so that no two operations can deadlock on the order in which they lock, and a
+ * statement's result is never decided on a snapshot older than the statement, at any isolation
+ * level. A statement that still fails on a serialization failure or a deadlock (SQLState
+ * {@code 40001}, {@code 40P01}; MySQL and MariaDB error 1213 or 1020; H2 error 90131) had its whole
+ * transaction rolled back, so it is tried again, up to {@link #MAX_ATTEMPTS} times, after a short
+ * random pause. A joined transaction is not the store's to roll back: there a failure is final.
+ */
 public final class Jdbc {
+
+    /** How often one statement is tried before a serialization failure or deadlock is given up on. */
+    public static final int MAX_ATTEMPTS = 10;
+
+    private static final int MYSQL_DEADLOCK = 1213;
+    private static final int MARIADB_RECORD_CHANGED = 1020;
+    private static final String H2_CONCURRENT_UPDATE = "90131";
 
     private Jdbc() {
     }
@@ -18,50 +39,118 @@ public final class Jdbc {
         T run(Connection connection) throws SQLException;
     }
 
+    /** The statements of one operation, each run through {@link Session#step}. */
+    @FunctionalInterface
+    public interface Steps<T extends @Nullable Object> {
+        T run(Session session) throws SQLException;
+    }
+
     /**
-     * Runs read-only {@code work} on a connection taken from {@code dataSource} and closed
-     * afterwards; the connection's autocommit is left as the data source gives it.
+     * Runs {@code work} on a connection taken from {@code dataSource} and closed afterwards, as the
+     * data source gives it: for metadata and schema work that manages its own transaction.
      *
      * @param operation what is done, for the exception message
      */
     public static <T extends @Nullable Object> T run(DataSource dataSource, String operation, Work<T> work) {
-        return run(dataSource, true, operation, work);
+        try (Connection connection = dataSource.getConnection()) {
+            return work.run(connection);
+        } catch (SQLException e) {
+            throw new StoreUnavailableException(operation, e);
+        }
     }
 
     /**
-     * Runs {@code work} on a connection taken from {@code dataSource} and closed afterwards. Unless
-     * {@code joinTransaction}, the work is durable when this returns: on a connection with
-     * autocommit off the store commits it (and rolls it back on failure), since the pool would
-     * otherwise roll it back when the connection is returned.
+     * Runs the statements of {@code steps} on a connection taken from {@code dataSource} and closed
+     * afterwards. Unless {@code joinTransaction}, each statement is durable as soon as its step
+     * returns.
      *
      * @param joinTransaction whether the connection belongs to the caller's transaction, which
      *     commits or rolls back the work itself
      * @param operation what is done, for the exception message
      */
     public static <T extends @Nullable Object> T run(DataSource dataSource, boolean joinTransaction, String operation,
-            Work<T> work) {
+            Steps<T> steps) {
         try (Connection connection = dataSource.getConnection()) {
-            if (joinTransaction || connection.getAutoCommit()) {
-                return work.run(connection);
-            }
-            try {
-                T result = work.run(connection);
-                connection.commit();
-                return result;
-            } catch (SQLException | RuntimeException e) {
-                rollbackQuietly(connection, e);
-                throw e;
-            }
+            return steps.run(new Session(connection, joinTransaction));
         } catch (SQLException e) {
             throw new StoreUnavailableException(operation, e);
         }
     }
 
-    private static void rollbackQuietly(Connection connection, Exception failure) {
-        try {
-            connection.rollback();
-        } catch (SQLException e) {
-            failure.addSuppressed(e);
+    /**
+     * Whether {@code e} says that the statement's transaction was rolled back because of a
+     * concurrent one, so that running it again is safe and may succeed.
+     */
+    public static boolean isTransient(SQLException e) {
+        for (SQLException next = e; next != null; next = next.getNextException()) {
+            String state = next.getSQLState();
+            if ("40001".equals(state) || "40P01".equals(state) || H2_CONCURRENT_UPDATE.equals(state)
+                    || next.getErrorCode() == MYSQL_DEADLOCK || next.getErrorCode() == MARIADB_RECORD_CHANGED) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** One operation's connection. */
+    public static final class Session {
+
+        private final Connection connection;
+        private final boolean joined;
+        private final boolean commitEach;
+
+        Session(Connection connection, boolean joined) throws SQLException {
+            this.connection = connection;
+            this.joined = joined;
+            this.commitEach = !joined && !connection.getAutoCommit();
+        }
+
+        /**
+         * Runs {@code statement}, which executes exactly one SQL statement, as a transaction of its
+         * own (unless joined), trying it again on a serialization failure or deadlock.
+         */
+        public <T extends @Nullable Object> T step(Work<T> statement) throws SQLException {
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    T result = statement.run(connection);
+                    if (commitEach) {
+                        connection.commit();
+                    }
+                    return result;
+                } catch (SQLException e) {
+                    rollbackQuietly(e);
+                    if (joined || attempt >= MAX_ATTEMPTS || !isTransient(e)) {
+                        throw e;
+                    }
+                    pause(attempt, e);
+                } catch (RuntimeException e) {
+                    rollbackQuietly(e);
+                    throw e;
+                }
+            }
+        }
+
+        private void rollbackQuietly(Exception failure) {
+            if (!commitEach) {
+                return;
+            }
+            try {
+                connection.rollback();
+            } catch (SQLException e) {
+                failure.addSuppressed(e);
+            }
+        }
+
+        /** Sleeps 1 ms up to 2^(attempt+1) ms (at most 64), so that the racers that collided spread out. */
+        private static void pause(int attempt, SQLException failure) throws SQLException {
+            long bound = 2L << Math.min(attempt, 5);
+            try {
+                Thread.sleep(ThreadLocalRandom.current().nextLong(1, bound + 1));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                failure.addSuppressed(e);
+                throw failure;
+            }
         }
     }
 }

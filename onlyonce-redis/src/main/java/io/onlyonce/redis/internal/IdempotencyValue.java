@@ -8,55 +8,45 @@ import io.onlyonce.store.OwnerToken;
 import io.onlyonce.store.RecordStatus;
 import io.onlyonce.store.StoredResponseCodec;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
+import java.time.Duration;
 import java.util.Arrays;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The one binary string that holds an idempotency record: status byte ({@code P} in progress,
- * {@code C} completed), {@code expiresAt} as 13 zero-padded ASCII digits of epoch millis, the
- * 22-character owner token, the 32 raw fingerprint bytes, and for {@code C} the
- * {@link StoredResponseCodec} bytes of the response. The Lua scripts read the same offsets
- * (1-based there): status 1, expiresAt 2-14, owner 15-36, fingerprint 37-68, response 69-.
+ * The one binary string that holds an idempotency record: a status byte, the 22-character owner
+ * token, the 32 raw fingerprint bytes and, for {@code D}, the {@link StoredResponseCodec} bytes of
+ * the response. The status bytes are {@code R} (running: IN_PROGRESS), {@code D} (done: COMPLETED,
+ * response follows) and {@code N} (COMPLETED, no response kept). The value holds no time: the key's
+ * TTL is the lease, then the retention, counted down on Redis's clock. The Lua scripts read the
+ * same offsets (1-based there): status 1, owner 2-23, fingerprint 24-55, response 56-.
+ *
+ * <p>The status bytes differ from those of the earlier layout ({@code P} and {@code C} followed by
+ * an expiry in digits), so a value of that layout is recognised as foreign, never misread.
  */
 public final class IdempotencyValue {
 
-    /** Status byte of an IN_PROGRESS record. */
-    public static final byte IN_PROGRESS = 'P';
-    /** Status byte of a COMPLETED record. */
-    public static final byte COMPLETED = 'C';
+    /** Status byte of an IN_PROGRESS record ("running"). */
+    public static final byte IN_PROGRESS = 'R';
+    /** Status byte of a COMPLETED record whose response follows ("done"). */
+    public static final byte COMPLETED = 'D';
+    /** Status byte of a COMPLETED record whose response could not be kept ("no response"). */
+    public static final byte COMPLETED_WITHOUT_RESPONSE = 'N';
 
-    private static final int EXPIRES_AT_DIGITS = 13;
-    private static final long MAX_EXPIRES_AT = 9_999_999_999_999L;
-    private static final int EXPIRES_AT_OFFSET = 1;
-    private static final int OWNER_OFFSET = EXPIRES_AT_OFFSET + EXPIRES_AT_DIGITS;
+    private static final int OWNER_OFFSET = 1;
     private static final int FINGERPRINT_OFFSET = OWNER_OFFSET + OwnerToken.LENGTH;
-    /** Bytes before the response: status, expiresAt, owner and fingerprint. */
+    /** Bytes before the response: status, owner and fingerprint. */
     public static final int HEADER_LENGTH = FINGERPRINT_OFFSET + Fingerprint.LENGTH;
 
     private IdempotencyValue() {
     }
 
     /** The value of a freshly claimed record. */
-    public static byte[] inProgress(long expiresAtMillis, OwnerToken owner, Fingerprint fingerprint) {
+    public static byte[] inProgress(OwnerToken owner, Fingerprint fingerprint) {
         byte[] value = new byte[HEADER_LENGTH];
-        System.arraycopy(statusAndExpiry(IN_PROGRESS, expiresAtMillis), 0, value, 0, OWNER_OFFSET);
+        value[0] = IN_PROGRESS;
         System.arraycopy(owner(owner), 0, value, OWNER_OFFSET, OwnerToken.LENGTH);
         System.arraycopy(fingerprint.bytes(), 0, value, FINGERPRINT_OFFSET, Fingerprint.LENGTH);
         return value;
-    }
-
-    /**
-     * The first 14 bytes of a value: the status byte and {@code expiresAt}. The complete script puts
-     * owner and fingerprint of the stored record and then the response after them.
-     */
-    public static byte[] statusAndExpiry(byte status, long expiresAtMillis) {
-        if (expiresAtMillis < 0 || expiresAtMillis > MAX_EXPIRES_AT) {
-            throw new IllegalArgumentException("expiresAt out of range: " + expiresAtMillis);
-        }
-        String digits = Long.toString(expiresAtMillis);
-        String text = (char) status + "0".repeat(EXPIRES_AT_DIGITS - digits.length()) + digits;
-        return text.getBytes(StandardCharsets.US_ASCII);
     }
 
     /**
@@ -67,48 +57,60 @@ public final class IdempotencyValue {
         return owner.value().getBytes(StandardCharsets.UTF_8);
     }
 
+    /** The status byte of a completed record: {@code D} with a response, {@code N} without. */
+    public static byte[] completedStatus(@Nullable StoredResponse response) {
+        return new byte[] {response == null ? COMPLETED_WITHOUT_RESPONSE : COMPLETED};
+    }
+
+    /** What follows owner and fingerprint in a completed record: the encoded response, or nothing. */
+    public static byte[] completedTail(@Nullable StoredResponse response) {
+        return response == null ? new byte[0] : StoredResponseCodec.encode(response);
+    }
+
     /**
      * Reads a stored value back into a record.
      *
-     * @throws IllegalStateException when the value was not written by these stores
+     * @param redisKey the key the value was read from, for the message of a foreign value
+     * @param pttlMillis the key's {@code PTTL}, read in the same script as the value
+     * @throws CorruptValueException when the value was not written by these stores
      */
-    public static IdempotencyRecord decode(IdempotencyKey key, byte[] value) {
+    public static IdempotencyRecord decode(IdempotencyKey key, String redisKey, byte[] value, long pttlMillis) {
         if (value.length < HEADER_LENGTH) {
-            throw corrupt(key, "shorter than " + HEADER_LENGTH + " bytes");
+            throw new CorruptValueException(redisKey, "shorter than " + HEADER_LENGTH + " bytes", null);
         }
         byte status = value[0];
-        if (status != IN_PROGRESS && status != COMPLETED) {
-            throw corrupt(key, "unknown status byte " + status);
+        if (status != IN_PROGRESS && status != COMPLETED && status != COMPLETED_WITHOUT_RESPONSE) {
+            throw new CorruptValueException(redisKey, "unknown status byte 0x" + Integer.toHexString(status & 0xFF), null);
         }
-        long expiresAt = 0;
-        for (int i = EXPIRES_AT_OFFSET; i < OWNER_OFFSET; i++) {
-            int digit = value[i] - '0';
-            if (digit < 0 || digit > 9) {
-                throw corrupt(key, "expiresAt is not 13 digits");
+        if (status != COMPLETED && value.length != HEADER_LENGTH) {
+            throw new CorruptValueException(redisKey, "a record without response is " + HEADER_LENGTH + " bytes, not "
+                    + value.length, null);
+        }
+        if (pttlMillis < 0) {
+            throw new CorruptValueException(redisKey, "the key has no TTL", null);
+        }
+        for (int i = OWNER_OFFSET; i < FINGERPRINT_OFFSET; i++) {
+            if (!isBase64Url(value[i])) {
+                throw new CorruptValueException(redisKey, "the owner token is not base64url", null);
             }
-            expiresAt = expiresAt * 10 + digit;
         }
         OwnerToken owner = new OwnerToken(new String(value, OWNER_OFFSET, OwnerToken.LENGTH, StandardCharsets.US_ASCII));
         Fingerprint fingerprint = Fingerprint.of(Arrays.copyOfRange(value, FINGERPRINT_OFFSET, HEADER_LENGTH));
-        @Nullable StoredResponse response = null;
+        StoredResponse response = null;
         if (status == COMPLETED) {
             try {
                 response = StoredResponseCodec.decode(Arrays.copyOfRange(value, HEADER_LENGTH, value.length));
             } catch (IllegalArgumentException e) {
-                throw corrupt(key, "unreadable response", e);
+                throw new CorruptValueException(redisKey, "unreadable response", e);
             }
-        } else if (value.length != HEADER_LENGTH) {
-            throw corrupt(key, "an in-progress record carries a response");
         }
-        RecordStatus recordStatus = status == COMPLETED ? RecordStatus.COMPLETED : RecordStatus.IN_PROGRESS;
-        return new IdempotencyRecord(key, recordStatus, fingerprint, owner, Instant.ofEpochMilli(expiresAt), response);
+        RecordStatus recordStatus = status == IN_PROGRESS ? RecordStatus.IN_PROGRESS : RecordStatus.COMPLETED;
+        // PTTL is 0 in the last millisecond of a key's life: the key is still there, so is the record.
+        Duration expiresIn = Duration.ofMillis(Math.max(1, pttlMillis));
+        return new IdempotencyRecord(key, recordStatus, fingerprint, owner, expiresIn, response);
     }
 
-    private static IllegalStateException corrupt(IdempotencyKey key, String reason) {
-        return corrupt(key, reason, null);
-    }
-
-    private static IllegalStateException corrupt(IdempotencyKey key, String reason, @Nullable Throwable cause) {
-        return new IllegalStateException("corrupt idempotency record for " + key + ": " + reason, cause);
+    private static boolean isBase64Url(byte b) {
+        return (b >= 'A' && b <= 'Z') || (b >= 'a' && b <= 'z') || (b >= '0' && b <= '9') || b == '-' || b == '_';
     }
 }

@@ -1,24 +1,26 @@
 package io.onlyonce.redis.internal;
 
+import io.lettuce.core.LettuceFutures;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.LettuceFutures;
-import io.lettuce.core.RedisFuture;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import io.onlyonce.StoreUnavailableException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Runs the stores' Lua scripts and single commands on one Lettuce connection, standalone
- * (also through Sentinel) or Cluster alike, and turns every Lettuce failure into a
- * {@link StoreUnavailableException}.
+ * Runs the stores' Lua scripts on one Lettuce connection, standalone (also through Sentinel) or
+ * Cluster alike, and turns every Lettuce failure into a {@link StoreUnavailableException}.
  *
  * <p>A script runs with {@code EVALSHA}. When the server answers {@code NOSCRIPT} (restart,
  * failover, {@code SCRIPT FLUSH}) it is sent once more with {@code EVAL}, which runs it and caches
@@ -28,9 +30,16 @@ import org.jspecify.annotations.Nullable;
  * fail because of another node. A script that failed with {@code NOSCRIPT} never ran, so sending it
  * again cannot apply it twice; any other failure (a timeout, say) is not retried.
  *
+ * <p>A key that holds something the stores did not write answers with an error: {@code WRONGTYPE}
+ * from Redis for another type, or {@value #CORRUPT} from the scripts' own checks. Both become a
+ * {@link StoreUnavailableException} whose cause is a {@link CorruptValueException} naming the key.
+ *
  * <p>Thread-safe: Lettuce connections are.
  */
 public final class RedisScriptExecutor {
+
+    /** The error code the scripts answer when a key holds a value they did not write. */
+    public static final String CORRUPT = "ONLYONCE_CORRUPT";
 
     private final RedisClusterAsyncCommands<byte[], byte[]> commands;
     private final Duration timeout;
@@ -65,18 +74,21 @@ public final class RedisScriptExecutor {
         return result;
     }
 
-    /** Runs a script that answers a bulk string or nil. */
-    public byte @Nullable [] runForValue(String operation, LuaScript script, byte[] key, byte[]... args) {
-        return run(operation, script, ScriptOutputType.VALUE, key, args);
+    /**
+     * Runs a script that answers an array; its bulk strings arrive as {@code byte[]}, its integers
+     * as {@link Long}.
+     */
+    public List<@Nullable Object> runForList(String operation, LuaScript script, byte[] key, byte[]... args) {
+        List<@Nullable Object> result = run(operation, script, ScriptOutputType.MULTI, key, args);
+        if (result == null) {
+            throw new StoreUnavailableException(operation, new IllegalStateException("script answered nil"));
+        }
+        return result;
     }
 
-    /** {@code GET key}. */
-    public byte @Nullable [] get(String operation, byte[] key) {
-        try {
-            return await(commands.get(key));
-        } catch (RedisException | CancellationException e) {
-            throw new StoreUnavailableException(operation, e);
-        }
+    /** The UTF-8 text of a key, for messages. */
+    public static String text(byte[] key) {
+        return new String(key, StandardCharsets.UTF_8);
     }
 
     private <T> @Nullable T run(String operation, LuaScript script, ScriptOutputType type, byte[] key, byte[][] args) {
@@ -87,6 +99,13 @@ public final class RedisScriptExecutor {
             } catch (RedisNoScriptException e) {
                 return await(commands.<T>eval(script.source(), type, keys, args));
             }
+        } catch (RedisCommandExecutionException e) {
+            String message = String.valueOf(e.getMessage());
+            if (message.startsWith(CORRUPT) || message.startsWith("WRONGTYPE")) {
+                String reason = message.startsWith(CORRUPT) ? message.substring(CORRUPT.length()).trim() : "another Redis type";
+                throw new StoreUnavailableException(operation, new CorruptValueException(text(key), reason, e));
+            }
+            throw new StoreUnavailableException(operation, e);
         } catch (RedisException | CancellationException e) {
             throw new StoreUnavailableException(operation, e);
         }

@@ -1,8 +1,9 @@
 package io.onlyonce.redis.internal;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 
-/** Helpers for script arguments: numbers travel as ASCII decimal text, times as epoch millis. */
+/** Helpers for script arguments: numbers travel as ASCII decimal text, durations as milliseconds. */
 public final class ScriptArgs {
 
     private ScriptArgs() {
@@ -14,12 +15,21 @@ public final class ScriptArgs {
     }
 
     /**
-     * The TTL in milliseconds for a key that must live until {@code deadlineMillis}, measured from
-     * the caller's {@code nowMillis}: at least 1, as {@code PX} and {@code PEXPIRE} require a
-     * positive TTL. The server's own expiry only reclaims memory; every decision compares against the
-     * caller's time, so a key that outlives its deadline is simply treated as absent.
+     * {@code duration} in whole milliseconds, rounded up, as {@code PX} and {@code PEXPIRE} take it:
+     * a relative TTL that Redis counts down on its own clock.
+     *
+     * @param name what the duration is, for the message of a refused one
+     * @throws IllegalArgumentException when {@code duration} is not positive or does not fit in a long of milliseconds
      */
-    public static long ttlMillis(long deadlineMillis, long nowMillis) {
-        return Math.max(1, deadlineMillis - nowMillis);
+    public static long millis(Duration duration, String name) {
+        if (duration.isNegative() || duration.isZero()) {
+            throw new IllegalArgumentException(name + " must be positive: " + duration);
+        }
+        try {
+            long millis = duration.toMillis();
+            return duration.equals(Duration.ofMillis(millis)) ? millis : Math.addExact(millis, 1);
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException(name + " is too long: " + duration, e);
+        }
     }
 }

@@ -15,6 +15,8 @@ import io.onlyonce.spring.metrics.OutcomeRecorder;
 import io.onlyonce.spring.resilience.CircuitBreakerIdempotencyStore;
 import io.onlyonce.spring.resilience.CircuitBreakerTokenStore;
 import io.onlyonce.spring.resilience.CircuitBreakerWindowStore;
+import io.onlyonce.spring.web.IdempotentMethodValidator;
+import io.onlyonce.spring.web.TokenLimits;
 import io.onlyonce.store.IdempotencyStore;
 import io.onlyonce.token.TokenConfig;
 import io.onlyonce.token.TokenService;
@@ -29,6 +31,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -48,6 +51,7 @@ import org.springframework.context.annotation.Import;
     "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
     "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"
 })
+@ConditionalOnBooleanProperty(name = "onlyonce.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(OnlyOnceProperties.class)
 @Import({OnlyOnceRedisConfiguration.class, OnlyOnceJdbcConfiguration.class, OnlyOnceWebConfiguration.class})
 public class OnlyOnceAutoConfiguration {
@@ -128,13 +132,12 @@ public class OnlyOnceAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     IdempotencyEngine onlyOnceEngine(ObjectProvider<IdempotencyStore> stores, OnlyOnceProperties properties,
-            CircuitBreakerRegistry breakers, ObjectProvider<Clock> clock, ObjectProvider<IdempotencyListener> listeners) {
+            CircuitBreakerRegistry breakers, ObjectProvider<IdempotencyListener> listeners) {
         IdempotencyStore store = requireStore(stores, IdempotencyStore.class, properties);
         IdempotencyStore guarded = properties.circuitBreaker().enabled()
                 ? new CircuitBreakerIdempotencyStore(store, breakers.circuitBreaker(IDEMPOTENCY_BREAKER))
                 : store;
         return IdempotencyEngine.builder(guarded)
-                .clock(clock(clock))
                 .listener(listener(listeners.orderedStream().toList()))
                 .build();
     }
@@ -161,15 +164,51 @@ public class OnlyOnceAutoConfiguration {
             secrets.add(secret.getBytes(StandardCharsets.UTF_8));
         }
         if (secrets.isEmpty()) {
+            if (properties.store().isShared() && properties.token().enabled()) {
+                throw new IllegalStateException("onlyonce.token.secrets is not set, but onlyonce.store="
+                        + properties.store().name().toLowerCase(java.util.Locale.ROOT) + " is shared by every instance:"
+                        + " each instance would sign one-time tokens with a random secret of its own and reject the"
+                        + " tokens of the others as forged. Set onlyonce.token.secrets (at least 32 bytes, the same on"
+                        + " every instance), or onlyonce.token.enabled=false if the application uses no one-time tokens.");
+            }
             byte[] random = new byte[32];
             new SecureRandom().nextBytes(random);
             secrets.add(random);
-            log.warn("onlyonce.token.secrets is not set: tokens are signed with a random secret of this instance only");
+            if (properties.token().enabled()) {
+                log.warn("onlyonce.token.secrets is not set: tokens are signed with a random secret of this instance"
+                        + " only, and become invalid when it restarts");
+            }
         }
         TokenStore guarded = properties.circuitBreaker().enabled()
                 ? new CircuitBreakerTokenStore(store, breakers.circuitBreaker(TOKEN_BREAKER))
                 : store;
         return new TokenService(guarded, new TokenConfig(properties.token().ttl(), secrets), clock(clock));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    TokenLimits onlyOnceTokenLimits(ObjectProvider<WindowStore> windowStores, OnlyOnceProperties properties,
+            CircuitBreakerRegistry breakers) {
+        OnlyOnceProperties.TokenRateLimit limit = properties.token().rateLimit();
+        WindowStore windows = windowStores.getIfAvailable();
+        if (windows == null) {
+            log.warn("no WindowStore bean: the token endpoint's per-principal limits (onlyonce.token.rate-limit) are off");
+            return new TokenLimits((key, window) -> {
+                throw new StoreUnavailableException("token limits", new IllegalStateException("no WindowStore"));
+            }, 0, limit.window(), 0, properties.token().ttl());
+        }
+        return new TokenLimits(guardedWindows(windows, properties, breakers), limit.maxRequests(), limit.window(),
+                limit.maxLive(), properties.token().ttl());
+    }
+
+    /**
+     * Fails start-up where {@code @Idempotent} cannot apply; registered in every kind of
+     * application, so that one without Spring MVC does not run its methods silently unprotected.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    static IdempotentMethodValidator onlyOnceMethodValidator() {
+        return new IdempotentMethodValidator();
     }
 
     /** Every listener bean (Micrometer's and the application's), as one. */

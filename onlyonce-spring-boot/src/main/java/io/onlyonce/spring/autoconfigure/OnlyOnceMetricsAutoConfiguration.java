@@ -3,6 +3,7 @@ package io.onlyonce.spring.autoconfigure;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.onlyonce.spring.metrics.MicrometerOutcomeRecorder;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -20,6 +21,7 @@ import org.springframework.context.annotation.Bean;
         })
 @ConditionalOnClass(MeterRegistry.class)
 @ConditionalOnBean(MeterRegistry.class)
+@ConditionalOnBooleanProperty(name = "onlyonce.enabled", matchIfMissing = true)
 public class OnlyOnceMetricsAutoConfiguration {
 
     @Bean

@@ -5,6 +5,7 @@ import io.swagger.v3.oas.models.media.StringSchema;
 import io.swagger.v3.oas.models.parameters.HeaderParameter;
 import org.springdoc.core.customizers.OperationCustomizer;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
@@ -13,6 +14,7 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 /** With springdoc present: documents the key or token header on every {@link Idempotent} operation. */
 @AutoConfiguration(after = OnlyOnceAutoConfiguration.class)
 @ConditionalOnClass(OperationCustomizer.class)
+@ConditionalOnBooleanProperty(name = "onlyonce.enabled", matchIfMissing = true)
 public class OnlyOnceOpenApiAutoConfiguration {
 
     @Bean

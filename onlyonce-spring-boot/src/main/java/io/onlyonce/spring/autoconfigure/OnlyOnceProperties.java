@@ -10,20 +10,24 @@ import org.springframework.util.unit.DataSize;
 /**
  * Settings under {@code onlyonce.*}.
  *
- * @param store where idempotency records, tokens and windows live
- * @param principalRequired whether a request without an authenticated principal is refused (400)
- *     on protected endpoints, so that keys and tokens are never shared between anonymous callers
- * @param problemTypeBase prefix of the {@code type} URI of every problem this library answers
- * @param key the Idempotency-Key strategy
- * @param token the one-time token strategy
- * @param dedup the servlet request de-dup filter
- * @param circuitBreaker the circuit breaker in front of the stores
- * @param memory the in-memory store
- * @param redis the Redis store
- * @param jdbc the JDBC store
+ * @param enabled Whether OnlyOnce is active. When false, no OnlyOnce bean is created and
+ *     {@code @Idempotent} methods run unprotected.
+ * @param store Where idempotency records, one-time tokens and de-dup windows live. Use a shared
+ *     store (redis or jdbc) as soon as more than one instance of the application runs.
+ * @param principalRequired Whether a request without an authenticated principal is refused (400) on
+ *     protected endpoints, so that keys and tokens are never shared between anonymous callers.
+ * @param problemTypeBase Prefix of the {@code type} URI of every problem this library answers.
+ * @param key Settings of the Idempotency-Key strategy.
+ * @param token Settings of the one-time token strategy.
+ * @param dedup Settings of the servlet request de-dup filter.
+ * @param circuitBreaker Settings of the circuit breaker in front of every store.
+ * @param memory Settings of the in-memory store.
+ * @param redis Settings of the Redis store.
+ * @param jdbc Settings of the JDBC store.
  */
 @ConfigurationProperties("onlyonce")
 public record OnlyOnceProperties(
+        @DefaultValue("true") boolean enabled,
         @DefaultValue("memory") StoreType store,
         @DefaultValue("true") boolean principalRequired,
         @DefaultValue("urn:onlyonce:problem:") String problemTypeBase,
@@ -39,24 +43,33 @@ public record OnlyOnceProperties(
     public enum StoreType {
         /** This JVM's memory: one instance only, lost on restart. */
         MEMORY,
-        /** Redis through the application's {@code spring.data.redis.*} connection. */
+        /** Redis through the application's {@code spring.data.redis.*} connection, shared by every instance. */
         REDIS,
-        /** The application's {@code DataSource}. */
-        JDBC
+        /** The application's {@code DataSource}, shared by every instance. */
+        JDBC;
+
+        /** Whether every instance of the application sees the same records. */
+        public boolean isShared() {
+            return this != MEMORY;
+        }
     }
 
     /**
      * The Idempotency-Key strategy.
      *
-     * @param header the request header carrying the key
-     * @param retention how long a completed response is replayed
-     * @param lease how long a running request holds its key before another may take over
-     * @param storeFailurePolicy what to do when the store is unreachable: STRICT answers 503,
-     *     PERMISSIVE runs the method unprotected
-     * @param unavailableRetryAfter the Retry-After of a 503 under STRICT
-     * @param replayHeaders response headers replayed besides Content-Type and Location
-     * @param maxBodySize largest response body that is stored for replay; a larger answer
-     *     releases its key
+     * @param header Name of the request header carrying the idempotency key.
+     * @param retention How long a completed response is kept and replayed to retries with the same
+     *     key. After it, the same key executes again.
+     * @param lease How long a running request holds its key before another request may take over,
+     *     for a holder that crashed. Set it above the slowest expected execution.
+     * @param storeFailurePolicy What to do when the store is unreachable: STRICT answers 503 and runs
+     *     nothing, PERMISSIVE runs the method unprotected and counts it.
+     * @param unavailableRetryAfter The Retry-After of a 503 answered because the store is unreachable.
+     * @param replayHeaders Response headers stored and replayed besides Content-Type and Location.
+     * @param maxBodySize Two limits in one. A request body larger than this cannot be fingerprinted
+     *     and is refused with 413 before the method runs (by the de-dup filter too). A response body
+     *     larger than this is not stored: the work ran, so its key stays taken, and a retry is told
+     *     that the request was processed (422 idempotency-response-not-kept) instead of running again.
      */
     public record Key(
             @DefaultValue("Idempotency-Key") String header,
@@ -71,26 +84,48 @@ public record OnlyOnceProperties(
     /**
      * The one-time token strategy.
      *
-     * @param header the request header carrying the token
-     * @param path the path of the token endpoint ({@code POST} issues a token)
-     * @param endpointEnabled whether the token endpoint is registered
-     * @param ttl how long an issued token stays usable
-     * @param secrets HMAC secrets (at least 32 bytes each); the first signs, all verify. When
-     *     empty a random secret is made at start-up, which only suits a single instance
+     * @param enabled Whether one-time tokens are available: the token endpoint and the TOKEN
+     *     strategy. When false, a TOKEN method fails start-up.
+     * @param header Name of the request header carrying the one-time token.
+     * @param path Path of the token endpoint; a POST there issues a token.
+     * @param endpointEnabled Whether the token endpoint is registered.
+     * @param ttl How long an issued token stays usable, measured by the store.
+     * @param secrets HMAC secrets of at least 32 bytes each; the first signs new tokens, all verify
+     *     (rotation). Required with a shared store, so that every instance accepts every other's
+     *     tokens: start-up fails without them. With the memory store a random secret is made at
+     *     start-up.
+     * @param rateLimit Limits on how many tokens one principal may be issued.
      */
     public record Token(
+            @DefaultValue("true") boolean enabled,
             @DefaultValue("Idempotency-Token") String header,
             @DefaultValue("/idempotency/tokens") String path,
             @DefaultValue("true") boolean endpointEnabled,
             @DefaultValue("10m") Duration ttl,
-            @DefaultValue({}) List<String> secrets) {
+            @DefaultValue({}) List<String> secrets,
+            @DefaultValue TokenRateLimit rateLimit) {
+    }
+
+    /**
+     * Limits on the token endpoint, per principal, counted in the store so they hold across
+     * instances. Beyond a limit the endpoint answers 429 with Retry-After.
+     *
+     * @param maxRequests How many tokens one principal may request per window; 0 for no limit.
+     * @param window The window of {@code max-requests}.
+     * @param maxLive How many tokens one principal may be issued within one token time to live, so
+     *     nobody can hoard tokens or fill the store; 0 for no limit.
+     */
+    public record TokenRateLimit(
+            @DefaultValue("30") int maxRequests,
+            @DefaultValue("1m") Duration window,
+            @DefaultValue("100") int maxLive) {
     }
 
     /**
      * The servlet request de-dup filter (the gateway layer for services without a gateway).
      *
-     * @param enabled whether the filter is registered
-     * @param rules the protected routes
+     * @param enabled Whether the request de-dup filter is registered.
+     * @param rules The routes the filter protects; the first matching rule applies.
      */
     public record Dedup(
             @DefaultValue("false") boolean enabled,
@@ -100,13 +135,14 @@ public record OnlyOnceProperties(
     /**
      * One de-dup rule.
      *
-     * @param pattern a path pattern such as {@code /api/orders/**}
-     * @param methods HTTP methods the rule applies to
-     * @param window how long a repeat of the same fingerprint is refused with 429
-     * @param fields what identifies "the same request": empty for method, path, sorted query,
-     *     body hash and principal (or client IP); otherwise a list of {@code principal},
-     *     {@code ip}, {@code path}, {@code query:<name>}, {@code header:<name>}, {@code body:<json field>}
-     * @param ignoredParameters query parameters that change on every call and are left out
+     * @param pattern Path pattern of the protected route, such as {@code /api/orders/**}.
+     * @param methods HTTP methods the rule applies to.
+     * @param window How long a repeat of the same fingerprint is refused with 429.
+     * @param fields What identifies "the same request": empty for method, path, sorted query, body
+     *     and principal (or client IP); otherwise a list of {@code principal}, {@code ip},
+     *     {@code path}, {@code query:<name>}, {@code header:<name>} and {@code body:<json field>}.
+     * @param ignoredParameters Query parameters that change on every call and are left out of the
+     *     fingerprint.
      */
     public record DedupRule(
             String pattern,
@@ -119,11 +155,11 @@ public record OnlyOnceProperties(
     /**
      * The circuit breaker in front of every store, so a dead server is not hammered.
      *
-     * @param enabled whether store calls go through a circuit breaker
-     * @param failureRateThreshold failure percentage that opens the circuit
-     * @param minimumNumberOfCalls calls before the failure rate counts
-     * @param slidingWindowSize calls in the sliding window
-     * @param waitDurationInOpenState how long the circuit stays open before probing again
+     * @param enabled Whether store calls go through a circuit breaker.
+     * @param failureRateThreshold Failure percentage at which the circuit opens.
+     * @param minimumNumberOfCalls How many calls are needed before the failure rate counts.
+     * @param slidingWindowSize How many calls the failure rate is computed over.
+     * @param waitDurationInOpenState How long the circuit stays open before it lets a probe through.
      */
     public record CircuitBreaker(
             @DefaultValue("true") boolean enabled,
@@ -136,7 +172,8 @@ public record OnlyOnceProperties(
     /**
      * The in-memory store.
      *
-     * @param maximumSize most records (and, separately, tokens and windows) kept
+     * @param maximumSize How many records (and, separately, tokens and windows) are kept at most.
+     *     A full store refuses new keys and tokens rather than evicting live ones.
      */
     public record Memory(@DefaultValue("1000000") long maximumSize) {
     }
@@ -144,8 +181,8 @@ public record OnlyOnceProperties(
     /**
      * The Redis store.
      *
-     * @param keyPrefix prefix of every key written
-     * @param tokenShards hashes per minute bucket for tokens
+     * @param keyPrefix Prefix of every key the stores write.
+     * @param tokenShards How many hashes the tokens of one expiry minute are spread over.
      */
     public record Redis(@DefaultValue("oo:") String keyPrefix, @DefaultValue("256") int tokenShards) {
     }
@@ -153,7 +190,7 @@ public record OnlyOnceProperties(
     /**
      * The JDBC store.
      *
-     * @param initializeSchema when to create the tables at start-up
+     * @param initializeSchema When the tables are created at start-up.
      */
     public record Jdbc(@DefaultValue("EMBEDDED") SchemaInitialization initializeSchema) {
     }

@@ -5,6 +5,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.onlyonce.redis.RedisEvictionPolicy;
 import io.onlyonce.redis.RedisIdempotencyStore;
 import io.onlyonce.redis.RedisStoreConfig;
 import io.onlyonce.redis.RedisTokenStore;
@@ -12,6 +13,8 @@ import io.onlyonce.redis.RedisWindowStore;
 import io.onlyonce.store.IdempotencyStore;
 import io.onlyonce.token.TokenStore;
 import io.onlyonce.window.WindowStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -31,18 +34,23 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 @ConditionalOnBean(LettuceConnectionFactory.class)
 class OnlyOnceRedisConfiguration {
 
+    private static final Logger log = LoggerFactory.getLogger(OnlyOnceRedisConfiguration.class);
+
     /**
      * One extra connection of the factory's own client. Not closed here: the factory shuts its
      * client down (closing this connection) when it stops, which comes before bean destruction.
+     * Warns at start-up when the server's {@code maxmemory-policy} can evict OnlyOnce's keys, which
+     * would let a request run twice.
      */
     @Bean(destroyMethod = "")
     @ConditionalOnMissingBean(name = "onlyOnceRedisConnection")
     StatefulConnection<byte[], byte[]> onlyOnceRedisConnection(LettuceConnectionFactory factory) {
         AbstractRedisClient client = factory.getRequiredNativeClient();
-        if (client instanceof RedisClusterClient cluster) {
-            return cluster.connect(ByteArrayCodec.INSTANCE);
-        }
-        return ((RedisClient) client).connect(ByteArrayCodec.INSTANCE);
+        StatefulConnection<byte[], byte[]> connection = client instanceof RedisClusterClient cluster
+                ? cluster.connect(ByteArrayCodec.INSTANCE)
+                : ((RedisClient) client).connect(ByteArrayCodec.INSTANCE);
+        RedisEvictionPolicy.check(connection).ifPresent(warning -> log.warn("OnlyOnce: {}", warning));
+        return connection;
     }
 
     @Bean

@@ -10,6 +10,7 @@ import io.onlyonce.spring.dedup.RequestDedupFilter;
 import io.onlyonce.spring.metrics.OnlyOnceStatistics;
 import io.onlyonce.spring.web.IdempotentMethodInterceptor;
 import io.onlyonce.spring.web.IdempotentMethodValidator;
+import io.onlyonce.spring.web.TokenLimits;
 import io.onlyonce.spring.web.MethodSettings;
 import io.onlyonce.spring.web.OnlyOnceExceptionHandler;
 import io.onlyonce.spring.web.OnlyOnceFilter;
@@ -20,7 +21,6 @@ import io.onlyonce.spring.web.TokenHandlerInterceptor;
 import io.onlyonce.store.IdempotencyStore;
 import io.onlyonce.token.TokenService;
 import io.onlyonce.window.WindowStore;
-import java.time.Clock;
 import org.aopalliance.aop.Advice;
 import org.springframework.aop.Advisor;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
@@ -30,6 +30,7 @@ import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.ServletRequestListener;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.web.servlet.ServletListenerRegistrationBean;
@@ -72,10 +73,11 @@ class OnlyOnceWebConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(name = "onlyOnceFilter")
-    FilterRegistrationBean<OnlyOnceFilter> onlyOnceFilter(OnlyOnceProperties properties) {
-        int cache = (int) Math.min(Integer.MAX_VALUE, properties.key().maxBodySize().toBytes());
-        FilterRegistrationBean<OnlyOnceFilter> registration = new FilterRegistrationBean<>(new OnlyOnceFilter(cache));
+    FilterRegistrationBean<OnlyOnceFilter> onlyOnceFilter(OnlyOnceProperties properties, OnlyOnceProblems problems) {
+        FilterRegistrationBean<OnlyOnceFilter> registration =
+                new FilterRegistrationBean<>(new OnlyOnceFilter(properties.key().maxBodySize().toBytes(), problems));
         registration.setOrder(ONLYONCE_FILTER_ORDER);
+        registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ASYNC, DispatcherType.ERROR);
         return registration;
     }
 
@@ -97,10 +99,10 @@ class OnlyOnceWebConfiguration {
     @ConditionalOnMissingBean
     IdempotentMethodInterceptor onlyOnceMethodInterceptor(IdempotencyEngine engine, ObjectProvider<IdempotencyStore> stores,
             TokenService tokens, PrincipalResolver principals, MethodSettings.Factory settings,
-            OnlyOnceStatistics statistics, ObjectProvider<Clock> clock, OnlyOnceProperties properties) {
+            OnlyOnceStatistics statistics, OnlyOnceProperties properties) {
         IdempotencyStore store = OnlyOnceAutoConfiguration.requireStore(stores, IdempotencyStore.class, properties);
         return new IdempotentMethodInterceptor(engine, store, tokens, principals, settings, statistics,
-                OnlyOnceAutoConfiguration.clock(clock), properties.principalRequired(), properties.key().header());
+                properties.principalRequired(), properties.key().header());
     }
 
     /** Applies the interceptor to every {@link Idempotent} method, through Spring's auto-proxying. */
@@ -111,12 +113,6 @@ class OnlyOnceWebConfiguration {
         Advice lazy = (org.aopalliance.intercept.MethodInterceptor) invocation -> interceptor.getObject().invoke(invocation);
         // checkInherited: an @Idempotent on an interface method (generated API interfaces) applies too
         return new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, Idempotent.class, true), lazy);
-    }
-
-    @Bean
-    @ConditionalOnMissingBean
-    static IdempotentMethodValidator onlyOnceMethodValidator() {
-        return new IdempotentMethodValidator();
     }
 
     @Bean
@@ -141,8 +137,11 @@ class OnlyOnceWebConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBooleanProperty(name = "onlyonce.token.endpoint-enabled", matchIfMissing = true)
-    TokenEndpoint onlyOnceTokenEndpoint(TokenService tokens, PrincipalResolver principals, OnlyOnceProperties properties) {
-        return new TokenEndpoint(tokens, principals, properties.principalRequired());
+    @ConditionalOnBooleanProperty(name = "onlyonce.token.enabled", matchIfMissing = true)
+    TokenEndpoint onlyOnceTokenEndpoint(TokenService tokens, PrincipalResolver principals, OnlyOnceProperties properties,
+            TokenLimits limits) {
+        return new TokenEndpoint(tokens, principals, properties.principalRequired(), limits,
+                properties.key().unavailableRetryAfter());
     }
 
     /** The servlet de-dup filter, when {@code onlyonce.dedup.enabled=true}. */
@@ -160,11 +159,11 @@ class OnlyOnceWebConfiguration {
         @ConditionalOnMissingBean(name = "onlyOnceDedupFilter")
         FilterRegistrationBean<RequestDedupFilter> onlyOnceDedupFilter(DedupRules rules, ObjectProvider<WindowStore> windowStores,
                 PrincipalResolver principals, OnlyOnceStatistics statistics, OnlyOnceProblems problems,
-                CircuitBreakerRegistry breakers, OnlyOnceProperties properties, ObjectProvider<Clock> clock) {
+                CircuitBreakerRegistry breakers, OnlyOnceProperties properties) {
             WindowStore windows = OnlyOnceAutoConfiguration.requireStore(windowStores, WindowStore.class, properties);
             RequestDedupFilter filter = new RequestDedupFilter(rules,
                     OnlyOnceAutoConfiguration.guardedWindows(windows, properties, breakers), principals, statistics,
-                    problems, OnlyOnceAutoConfiguration.clock(clock));
+                    problems, properties.key().maxBodySize().toBytes());
             FilterRegistrationBean<RequestDedupFilter> registration = new FilterRegistrationBean<>(filter);
             registration.setOrder(DEDUP_FILTER_ORDER);
             return registration;

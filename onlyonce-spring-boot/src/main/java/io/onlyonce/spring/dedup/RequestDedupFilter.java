@@ -4,16 +4,17 @@ import io.onlyonce.Fingerprint;
 import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.spring.PrincipalResolver;
 import io.onlyonce.spring.metrics.OutcomeRecorder;
+import io.onlyonce.spring.web.DigestingRequest;
 import io.onlyonce.spring.web.OnlyOnceProblems;
 import io.onlyonce.spring.web.ProblemType;
+import io.onlyonce.window.WindowHit;
 import io.onlyonce.window.WindowStore;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.time.Clock;
-import java.time.Duration;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -38,10 +39,11 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The gateway layer for services without a gateway: a request whose fingerprint was already seen
- * within its rule's window is answered 429 with {@code Retry-After}, before it reaches security
- * checks of the business layer. Store faults fail open (the request passes, the layers behind
- * still hold) and are counted; a circuit breaker in front of the store keeps a dead server from
- * being hammered.
+ * within its rule's window is answered 429 with {@code Retry-After} (the time left in the window),
+ * before it reaches the business layer. The whole body is fingerprinted, read once and handed on
+ * byte for byte ({@link DigestingRequest}); a multipart body by its parts, a form by its fields.
+ * Store faults fail open (the request passes, the layers behind still hold) and are counted; a
+ * circuit breaker in front of the store keeps a dead server from being hammered.
  *
  * <p>Not for operations whose every call legitimately differs, nor a replacement for
  * {@code @Idempotent}: it only absorbs bursts of identical requests.
@@ -50,23 +52,23 @@ public final class RequestDedupFilter extends OncePerRequestFilter {
 
     private static final Logger log = LoggerFactory.getLogger(RequestDedupFilter.class);
     private static final JsonMapper JSON = JsonMapper.builder().build();
-    private static final int BODY_LIMIT = 1024 * 1024;
 
     private final DedupRules rules;
     private final WindowStore windows;
     private final PrincipalResolver principals;
     private final OutcomeRecorder recorder;
     private final OnlyOnceProblems problems;
-    private final Clock clock;
+    private final long maxBodySize;
 
+    /** @param maxBodySize the largest body fingerprinted; a larger one is refused with 413 */
     public RequestDedupFilter(DedupRules rules, WindowStore windows, PrincipalResolver principals,
-            OutcomeRecorder recorder, OnlyOnceProblems problems, Clock clock) {
+            OutcomeRecorder recorder, OnlyOnceProblems problems, long maxBodySize) {
         this.rules = rules;
         this.windows = windows;
         this.principals = principals;
         this.recorder = recorder;
         this.problems = problems;
-        this.clock = clock;
+        this.maxBodySize = maxBodySize;
     }
 
     @Override
@@ -78,29 +80,41 @@ public final class RequestDedupFilter extends OncePerRequestFilter {
             return;
         }
         DedupRules.Compiled rule = match.get();
-        Body body = body(request);
-        HttpServletRequest forwarded = body.cached() != null ? body.cached() : request;
         String endpoint = request.getMethod() + " " + rule.rule().pattern();
-        Duration window = rule.rule().window();
-        boolean first;
-        try {
-            first = windows.firstInWindow(fingerprint(request, body, rule), window, clock.instant());
-        } catch (StoreUnavailableException e) {
-            recorder.record(OutcomeRecorder.LAYER_GATEWAY, "store_error", endpoint);
-            log.warn("request de-dup skipped for {}: {}", endpoint, e.getMessage());
-            first = true;
+        try (DigestingRequest body = new DigestingRequest(request, maxBodySize)) {
+            Fingerprint fingerprint;
+            try {
+                fingerprint = fingerprint(body, rule);
+            } catch (DigestingRequest.BodyTooLargeException e) {
+                recorder.record(OutcomeRecorder.LAYER_GATEWAY, "too_large", endpoint);
+                reject(request, response, ProblemType.REQUEST_TOO_LARGE, null);
+                return;
+            } catch (UncheckedIOException e) {
+                // an unreadable multipart body: the layers behind judge it
+                recorder.record(OutcomeRecorder.LAYER_GATEWAY, "unreadable", endpoint);
+                chain.doFilter(body, response);
+                return;
+            }
+            WindowHit hit;
+            try {
+                hit = windows.hit(fingerprint, rule.rule().window());
+            } catch (StoreUnavailableException e) {
+                recorder.record(OutcomeRecorder.LAYER_GATEWAY, "store_error", endpoint);
+                log.warn("request de-dup skipped for {}: {}", endpoint, e.getMessage());
+                hit = null;
+            }
+            if (hit == null || hit.first()) {
+                chain.doFilter(body, response);
+                return;
+            }
+            recorder.record(OutcomeRecorder.LAYER_GATEWAY, "window_duplicate", endpoint);
+            reject(request, response, ProblemType.DUPLICATE_REQUEST, hit.retryAfterSeconds());
         }
-        if (first) {
-            chain.doFilter(forwarded, response);
-            return;
-        }
-        recorder.record(OutcomeRecorder.LAYER_GATEWAY, "window_duplicate", endpoint);
-        reject(request, response, window);
     }
 
-    private void reject(HttpServletRequest request, HttpServletResponse response, Duration window) throws IOException {
-        ProblemDetail problem = problems.create(ProblemType.DUPLICATE_REQUEST, request.getLocale());
-        problem.setInstance(java.net.URI.create(request.getRequestURI()));
+    private void reject(HttpServletRequest request, HttpServletResponse response, ProblemType type,
+            @Nullable Long retryAfterSeconds) throws IOException {
+        ProblemDetail problem = problems.create(type, request.getLocale());
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("type", problem.getType().toString());
         body.put("title", problem.getTitle());
@@ -108,59 +122,23 @@ public final class RequestDedupFilter extends OncePerRequestFilter {
         body.put("detail", problem.getDetail());
         body.put("instance", request.getRequestURI());
         response.setStatus(problem.getStatus());
-        response.setHeader(HttpHeaders.RETRY_AFTER, Long.toString(Math.max(1, (window.toMillis() + 999) / 1000)));
+        if (retryAfterSeconds != null) {
+            response.setHeader(HttpHeaders.RETRY_AFTER, Long.toString(retryAfterSeconds));
+        }
         response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
         response.setCharacterEncoding("UTF-8");
         response.getOutputStream().write(JSON.writeValueAsBytes(body));
     }
 
-    /**
-     * What of the body goes into the fingerprint. A form is read through the parameters (reading
-     * its stream ahead would leave the container no parameters to parse); a multipart body is not
-     * read at all (the container parses its parts from the stream): its content type, which carries
-     * a per-request boundary, and its length stand for it. Any other body is read ahead and
-     * served again to the handler.
-     *
-     * @param cached the request to pass on when the body was read ahead, else null
-     * @param bytes the body bytes to fingerprint, or null for a form
-     * @param form the form parameters, sorted, or null
-     */
-    private record Body(@Nullable CachedBodyRequest cached, byte @Nullable [] bytes,
-            @Nullable MultiValueMap<String, String> form) {
-    }
-
-    private static Body body(HttpServletRequest request) throws IOException {
-        MediaType type = contentType(request);
-        if (type != null && MediaType.APPLICATION_FORM_URLENCODED.includes(type)) {
-            MultiValueMap<String, String> form = new LinkedMultiValueMap<>();
-            new java.util.TreeMap<>(request.getParameterMap()).forEach((name, values) -> form.addAll(name, List.of(values)));
-            return new Body(null, null, form);
-        }
-        if (type != null && type.getType().equalsIgnoreCase("multipart")) {
-            String stand = request.getContentType() + "\n" + request.getContentLengthLong();
-            return new Body(null, stand.getBytes(java.nio.charset.StandardCharsets.UTF_8), null);
-        }
-        CachedBodyRequest cached = new CachedBodyRequest(request, BODY_LIMIT);
-        return new Body(cached, cached.head(), null);
-    }
-
-    private static @Nullable MediaType contentType(HttpServletRequest request) {
-        try {
-            return request.getContentType() == null ? null : MediaType.parseMediaType(request.getContentType());
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
-    }
-
-    private Fingerprint fingerprint(HttpServletRequest request, Body body, DedupRules.Compiled rule) {
+    private Fingerprint fingerprint(DigestingRequest request, DedupRules.Compiled rule) {
         Fingerprint.Builder builder = Fingerprint.builder().add(rule.rule().pattern()).add(request.getMethod());
         List<String> fields = rule.rule().fields();
         if (fields.isEmpty()) {
             builder.add(request.getRequestURI()).add(sortedQuery(request, rule.rule().ignoredParameters()));
-            if (body.form() != null) {
-                builder.add("form").add(sortedPairs(body.form(), rule.rule().ignoredParameters()));
+            if (isForm(request)) {
+                builder.add("form").add(sortedPairs(formParameters(request), rule.rule().ignoredParameters()));
             } else {
-                builder.addJson(java.util.Objects.requireNonNull(body.bytes()));
+                request.addBodyTo(builder);
             }
             builder.add(caller(request));
             return builder.build();
@@ -178,11 +156,12 @@ public final class RequestDedupFilter extends OncePerRequestFilter {
                 value = String.join(",", query(request).getOrDefault(field.substring(6), List.of()));
             } else if (field.startsWith("header:")) {
                 value = String.join(",", Collections.list(request.getHeaders(field.substring(7))));
-            } else if (field.startsWith("body:") && body.form() != null) {
-                value = String.join(",", body.form().getOrDefault(field.substring(5), List.of()));
+            } else if (field.startsWith("body:") && isForm(request)) {
+                value = String.join(",", formParameters(request).getOrDefault(field.substring(5), List.of()));
             } else if (field.startsWith("body:")) {
                 if (json == null) {
-                    json = parse(java.util.Objects.requireNonNull(body.bytes()));
+                    byte[] small = request.bodyIfSmall();
+                    json = small == null ? JSON.nullNode() : parse(small);
                 }
                 value = bodyField(json, field.substring(5));
             } else {
@@ -191,6 +170,28 @@ public final class RequestDedupFilter extends OncePerRequestFilter {
             builder.add(field).add(value);
         }
         return builder.build();
+    }
+
+    private static boolean isForm(HttpServletRequest request) {
+        try {
+            return request.getContentType() != null
+                    && MediaType.APPLICATION_FORM_URLENCODED.includes(MediaType.parseMediaType(request.getContentType()));
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    /** The form fields of the body (the container parses them; query parameters are left out). */
+    private static MultiValueMap<String, String> formParameters(HttpServletRequest request) {
+        MultiValueMap<String, String> query = query(request);
+        MultiValueMap<String, String> form = new LinkedMultiValueMap<>();
+        new java.util.TreeMap<>(request.getParameterMap()).forEach((name, values) -> {
+            List<String> fromQuery = query.getOrDefault(name, List.of());
+            for (int i = fromQuery.size(); i < values.length; i++) {
+                form.add(name, values[i]);
+            }
+        });
+        return form;
     }
 
     private String caller(HttpServletRequest request) {

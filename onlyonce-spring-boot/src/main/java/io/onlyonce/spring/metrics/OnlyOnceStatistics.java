@@ -13,6 +13,8 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class OnlyOnceStatistics implements OutcomeRecorder {
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(OnlyOnceStatistics.class);
+
     private record Key(String layer, String outcome, String endpoint) {
     }
 
@@ -27,7 +29,12 @@ public final class OnlyOnceStatistics implements OutcomeRecorder {
     public void record(String layer, String outcome, String endpoint) {
         counts.computeIfAbsent(new Key(layer, outcome, endpoint), k -> new LongAdder()).increment();
         for (OutcomeRecorder delegate : delegates) {
-            delegate.record(layer, outcome, endpoint);
+            try {
+                delegate.record(layer, outcome, endpoint);
+            } catch (RuntimeException e) {
+                // a failing metrics backend must never change an answer or strand a held key
+                log.warn("an OnlyOnce outcome recorder failed: {}", e.toString());
+            }
         }
     }
 

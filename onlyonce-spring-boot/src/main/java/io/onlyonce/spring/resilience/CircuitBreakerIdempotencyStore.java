@@ -9,8 +9,8 @@ import io.onlyonce.store.IdempotencyRecord;
 import io.onlyonce.store.IdempotencyStore;
 import io.onlyonce.store.OwnerToken;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /** An {@link IdempotencyStore} whose calls go through a circuit breaker. */
 public final class CircuitBreakerIdempotencyStore implements IdempotencyStore {
@@ -24,22 +24,22 @@ public final class CircuitBreakerIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public ClaimResult claim(IdempotencyKey key, Fingerprint fingerprint, Instant now, Duration lease) {
-        return CircuitBreakers.call(breaker, "claim", () -> delegate.claim(key, fingerprint, now, lease));
+    public ClaimResult claim(IdempotencyKey key, Fingerprint fingerprint, Duration lease) {
+        return CircuitBreakers.call(breaker, "claim", () -> delegate.claim(key, fingerprint, lease));
     }
 
     @Override
-    public boolean complete(IdempotencyKey key, OwnerToken owner, StoredResponse response, Instant now, Duration retention) {
-        return CircuitBreakers.call(breaker, "complete", () -> delegate.complete(key, owner, response, now, retention));
+    public boolean complete(IdempotencyKey key, OwnerToken owner, @Nullable StoredResponse response, Duration retention) {
+        return CircuitBreakers.call(breaker, "complete", () -> delegate.complete(key, owner, response, retention));
     }
 
     @Override
-    public boolean release(IdempotencyKey key, OwnerToken owner, Instant now) {
-        return CircuitBreakers.call(breaker, "release", () -> delegate.release(key, owner, now));
+    public boolean release(IdempotencyKey key, OwnerToken owner) {
+        return CircuitBreakers.call(breaker, "release", () -> delegate.release(key, owner));
     }
 
     @Override
-    public Optional<IdempotencyRecord> find(IdempotencyKey key, Instant now) {
-        return CircuitBreakers.call(breaker, "find", () -> delegate.find(key, now));
+    public Optional<IdempotencyRecord> find(IdempotencyKey key) {
+        return CircuitBreakers.call(breaker, "find", () -> delegate.find(key));
     }
 }

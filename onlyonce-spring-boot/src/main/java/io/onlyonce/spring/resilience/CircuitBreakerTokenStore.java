@@ -3,7 +3,7 @@ package io.onlyonce.spring.resilience;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.onlyonce.token.OneTimeToken;
 import io.onlyonce.token.TokenStore;
-import java.time.Instant;
+import java.time.Duration;
 
 /** A {@link TokenStore} whose calls go through a circuit breaker. */
 public final class CircuitBreakerTokenStore implements TokenStore {
@@ -17,20 +17,17 @@ public final class CircuitBreakerTokenStore implements TokenStore {
     }
 
     @Override
-    public void save(OneTimeToken token, Instant now) {
-        CircuitBreakers.call(breaker, "save token", () -> {
-            delegate.save(token, now);
-            return null;
-        });
+    public boolean save(OneTimeToken token, Duration ttl) {
+        return CircuitBreakers.call(breaker, "save token", () -> delegate.save(token, ttl));
     }
 
     @Override
-    public boolean consume(OneTimeToken token, Instant now) {
-        return CircuitBreakers.call(breaker, "consume token", () -> delegate.consume(token, now));
+    public boolean consume(OneTimeToken token) {
+        return CircuitBreakers.call(breaker, "consume token", () -> delegate.consume(token));
     }
 
     @Override
-    public boolean restore(OneTimeToken token, Instant now) {
-        return CircuitBreakers.call(breaker, "restore token", () -> delegate.restore(token, now));
+    public boolean restore(OneTimeToken token) {
+        return CircuitBreakers.call(breaker, "restore token", () -> delegate.restore(token));
     }
 }

@@ -2,9 +2,9 @@ package io.onlyonce.spring.resilience;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.onlyonce.Fingerprint;
+import io.onlyonce.window.WindowHit;
 import io.onlyonce.window.WindowStore;
 import java.time.Duration;
-import java.time.Instant;
 
 /** A {@link WindowStore} whose calls go through a circuit breaker. */
 public final class CircuitBreakerWindowStore implements WindowStore {
@@ -18,7 +18,7 @@ public final class CircuitBreakerWindowStore implements WindowStore {
     }
 
     @Override
-    public boolean firstInWindow(Fingerprint fingerprint, Duration window, Instant now) {
-        return CircuitBreakers.call(breaker, "window", () -> delegate.firstInWindow(fingerprint, window, now));
+    public WindowHit hit(Fingerprint key, Duration window) {
+        return CircuitBreakers.call(breaker, "window", () -> delegate.hit(key, window));
     }
 }

@@ -53,6 +53,16 @@ final class CapturingResponse extends HttpServletResponseWrapper {
         return buffer == null ? new byte[0] : buffer.toByteArray();
     }
 
+    /** Drops what was captured and stops capturing, so a replay can be written instead. */
+    void discardCapture() {
+        if (writer != null) {
+            writer.flush();
+        }
+        buffer = null;
+        stream = null;
+        writer = null;
+    }
+
     /** Writes the held-back body to the real response and stops capturing. */
     void copyBodyToResponse() throws IOException {
         if (buffer == null) {

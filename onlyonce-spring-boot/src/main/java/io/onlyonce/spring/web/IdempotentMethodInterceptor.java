@@ -3,6 +3,7 @@ package io.onlyonce.spring.web;
 import io.onlyonce.Fingerprint;
 import io.onlyonce.IdempotencyKey;
 import io.onlyonce.InvalidIdempotencyKeyException;
+import io.onlyonce.internal.StrictUtf8;
 import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.StoredResponse;
 import io.onlyonce.engine.Admission;
@@ -20,7 +21,6 @@ import io.onlyonce.store.RecordStatus;
 import io.onlyonce.token.OneTimeToken;
 import io.onlyonce.token.TokenService;
 import jakarta.servlet.http.HttpServletRequest;
-import java.time.Clock;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -53,13 +53,12 @@ public final class IdempotentMethodInterceptor implements MethodInterceptor {
     private final PrincipalResolver principals;
     private final MethodSettings.Factory settings;
     private final OutcomeRecorder recorder;
-    private final Clock clock;
     private final boolean principalRequired;
     private final String keyHeader;
     private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
 
     public IdempotentMethodInterceptor(IdempotencyEngine engine, IdempotencyStore store, TokenService tokens,
-            PrincipalResolver principals, MethodSettings.Factory settings, OutcomeRecorder recorder, Clock clock,
+            PrincipalResolver principals, MethodSettings.Factory settings, OutcomeRecorder recorder,
             boolean principalRequired, String keyHeader) {
         this.engine = engine;
         this.store = store;
@@ -67,19 +66,31 @@ public final class IdempotentMethodInterceptor implements MethodInterceptor {
         this.principals = principals;
         this.settings = settings;
         this.recorder = recorder;
-        this.clock = clock;
         this.principalRequired = principalRequired;
         this.keyHeader = keyHeader;
     }
 
     @Override
     public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+        HttpServletRequest request = currentRequest(invocation);
+        try {
+            return protect(invocation, request);
+        } catch (OnlyOnceRejection rejection) {
+            OnlyOnceFilter.remember(request, rejection);
+            throw rejection;
+        }
+    }
+
+    private static HttpServletRequest currentRequest(MethodInvocation invocation) {
         RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
         if (!(attributes instanceof ServletRequestAttributes servlet)) {
             throw new IllegalStateException("@Idempotent applies to Spring MVC handler methods only: "
                     + invocation.getMethod());
         }
-        HttpServletRequest request = servlet.getRequest();
+        return servlet.getRequest();
+    }
+
+    private @Nullable Object protect(MethodInvocation invocation, HttpServletRequest request) throws Throwable {
         CapturingResponse response = OnlyOnceFilter.capturingResponse(request);
         if (response == null) {
             throw new IllegalStateException("OnlyOnceFilter is not installed in front of " + invocation.getMethod());
@@ -91,14 +102,45 @@ public final class IdempotentMethodInterceptor implements MethodInterceptor {
             recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
             throw OnlyOnceRejection.problem(ProblemType.PRINCIPAL_REQUIRED);
         }
-        String scope = endpoint + " " + (principal == null ? "" : principal);
+        String scope = scope(endpoint, principal);
         Execution execution = method.annotation().strategy() == Idempotent.Strategy.TOKEN
                 ? admitToken(request, method, endpoint, scope)
                 : admitKey(invocation, request, method, endpoint, scope);
-        if (execution != null) {
-            response.startCapture();
+        if (execution == null) {
+            return invocation.proceed();
         }
-        return invocation.proceed();
+        response.startCapture();
+        Object result = invocation.proceed();
+        if (result != null && Streaming.isStreaming(result.getClass())) {
+            // a streamed answer is written over time and cannot be stored: the work ran, so its key
+            // stays taken without a response, and the stream goes to the client as it is written
+            PendingExecution pending = (PendingExecution) request.getAttribute(PendingExecution.ATTRIBUTE);
+            if (pending != null) {
+                request.removeAttribute(PendingExecution.ATTRIBUTE);
+                pending.execution().completeWithoutResponse(200);
+            }
+            response.discardCapture();
+        }
+        return result;
+    }
+
+    /**
+     * The record scope: route template and principal. A principal that is not well-formed text is
+     * refused (it would alias another); a scope too long for a key holds the principal's hash.
+     */
+    private static String scope(String endpoint, @Nullable String principal) {
+        String name = principal == null ? "" : principal;
+        if (!StrictUtf8.isWellFormed(name) || !StrictUtf8.isWellFormed(endpoint)) {
+            throw OnlyOnceRejection.problem(ProblemType.PRINCIPAL_REQUIRED);
+        }
+        String scope = endpoint + " " + name;
+        boolean control = scope.chars().anyMatch(Character::isISOControl);
+        if (scope.length() <= IdempotencyKey.MAX_SCOPE_LENGTH && !control) {
+            return scope;
+        }
+        String hashed = IdempotencyKey.derivedName(scope);
+        String head = control ? "" : endpoint.substring(0, Math.min(endpoint.length(), 200));
+        return head + " " + hashed;
     }
 
     private @Nullable Execution admitKey(MethodInvocation invocation, HttpServletRequest request, MethodSettings method,
@@ -128,7 +170,13 @@ public final class IdempotentMethodInterceptor implements MethodInterceptor {
                 recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
                 throw OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_MISSING);
             }
-            return validName(value.toString(), endpoint);
+            try {
+                // any business value is a key: a long or non-ASCII one is hashed
+                return IdempotencyKey.derivedName(value.toString());
+            } catch (InvalidIdempotencyKeyException e) {
+                recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
+                throw OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_INVALID);
+            }
         }
         List<String> values = Collections.list(request.getHeaders(keyHeader));
         if (values.isEmpty()) {
@@ -145,15 +193,6 @@ public final class IdempotentMethodInterceptor implements MethodInterceptor {
         }
         try {
             return IdempotencyKey.parseHeaderValue(values.get(0));
-        } catch (InvalidIdempotencyKeyException e) {
-            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
-            throw OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_INVALID);
-        }
-    }
-
-    private String validName(String name, String endpoint) {
-        try {
-            return IdempotencyKey.parseHeaderValue(name);
         } catch (InvalidIdempotencyKeyException e) {
             recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
             throw OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_INVALID);
@@ -199,7 +238,7 @@ public final class IdempotentMethodInterceptor implements MethodInterceptor {
             MethodSettings method, String endpoint, @Nullable Runnable onFailure) {
         Admission admission = engine.admit(key, fingerprint, config);
         if (admission instanceof Admission.Decided decided) {
-            throw reject(decided.outcome(), endpoint);
+            throw reject(request, decided.outcome(), endpoint);
         }
         Execution execution = ((Admission.Admitted) admission).execution();
         if (!execution.isProtected()) {
@@ -211,10 +250,24 @@ public final class IdempotentMethodInterceptor implements MethodInterceptor {
         return execution;
     }
 
-    private OnlyOnceRejection reject(Outcome outcome, String endpoint) {
+    private OnlyOnceRejection reject(HttpServletRequest request, Outcome outcome, String endpoint) {
         if (outcome instanceof Outcome.Replayed replayed) {
+            if (!Negotiation.acceptable(request, replayed.response())) {
+                recorder.record(OutcomeRecorder.LAYER_BUSINESS, "not_acceptable", endpoint);
+                return OnlyOnceRejection.problem(ProblemType.REPLAY_NOT_ACCEPTABLE);
+            }
             recorder.record(OutcomeRecorder.LAYER_BUSINESS, "replayed", endpoint);
+            // written by OnlyOnceFilter straight to the response, past every converter and advice
+            CapturingResponse response = OnlyOnceFilter.capturingResponse(request);
+            if (response != null) {
+                response.startCapture();
+            }
+            request.setAttribute(OnlyOnceFilter.REPLAY, replayed.response());
             return OnlyOnceRejection.replay(replayed.response());
+        }
+        if (outcome instanceof Outcome.ResponseNotKept) {
+            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "response_not_kept", endpoint);
+            return OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_RESPONSE_NOT_KEPT);
         }
         if (outcome instanceof Outcome.InProgress inProgress) {
             recorder.record(OutcomeRecorder.LAYER_BUSINESS, "in_progress", endpoint);
@@ -233,7 +286,7 @@ public final class IdempotentMethodInterceptor implements MethodInterceptor {
     private Map<String, Object> firstResult(IdempotencyKey resultKey) {
         Optional<IdempotencyRecord> record;
         try {
-            record = store.find(resultKey, clock.instant());
+            record = store.find(resultKey);
         } catch (StoreUnavailableException e) {
             return Map.of();
         }

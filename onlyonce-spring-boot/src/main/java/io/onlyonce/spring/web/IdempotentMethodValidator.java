@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.Advisor;
@@ -20,6 +19,11 @@ import org.springframework.beans.factory.BeanInitializationException;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.ApplicationContextAware;
+import org.springframework.context.EnvironmentAware;
+import org.springframework.core.env.Environment;
+import org.springframework.web.context.WebApplicationContext;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.http.HttpEntity;
@@ -28,14 +32,20 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * Fails start-up when {@link Idempotent} sits where the proxy cannot reach it (a private, static
- * or final method, a final class) or outside a Spring MVC controller, instead of silently not
- * protecting the method; so does a method returning an asynchronous result (its answer is written
- * after the request thread returns, where it cannot be recorded). Once every singleton exists it also checks that each bean with
- * {@code @Idempotent} methods really is a proxy carrying the OnlyOnce advisor: without an
- * auto-proxy creator ({@code spring.aop.auto=false}) the methods would otherwise run unprotected.
+ * Fails start-up, instead of silently not protecting a method or answering every request with 500,
+ * when {@link Idempotent} sits where the proxy cannot reach it (a private, static or final method, a
+ * final class), outside a Spring MVC controller, in an application that is not a servlet web
+ * application, on a method that streams its answer ({@code ResponseBodyEmitter},
+ * {@code StreamingResponseBody}, a reactive {@code Publisher}: such answers cannot be stored), with
+ * an unparsable retention, lease or key expression, or with the TOKEN strategy while tokens are
+ * disabled. Asynchronous single answers ({@code CompletableFuture}, {@code DeferredResult},
+ * {@code Callable}) are fine: they are recorded when written. Once every singleton exists it also
+ * checks that each bean with {@code @Idempotent} methods really is a proxy carrying the OnlyOnce
+ * advisor: without an auto-proxy creator ({@code spring.aop.auto=false}) the methods would otherwise
+ * run unprotected.
  */
-public final class IdempotentMethodValidator implements BeanPostProcessor, BeanFactoryAware, SmartInitializingSingleton {
+public final class IdempotentMethodValidator implements BeanPostProcessor, BeanFactoryAware, SmartInitializingSingleton,
+        ApplicationContextAware, EnvironmentAware {
 
     /** Name of the advisor bean that applies {@link IdempotentMethodInterceptor}. */
     public static final String ADVISOR_BEAN_NAME = "onlyOnceAdvisor";
@@ -43,6 +53,18 @@ public final class IdempotentMethodValidator implements BeanPostProcessor, BeanF
     private final Map<String, Class<?>> annotatedBeans = new ConcurrentHashMap<>();
     private @Nullable ConfigurableListableBeanFactory beanFactory;
     private volatile boolean singletonsInstantiated;
+    private boolean servlet = true;
+    private boolean tokensEnabled = true;
+
+    @Override
+    public void setApplicationContext(ApplicationContext context) {
+        servlet = context instanceof WebApplicationContext;
+    }
+
+    @Override
+    public void setEnvironment(Environment environment) {
+        tokensEnabled = environment.getProperty("onlyonce.token.enabled", Boolean.class, true);
+    }
 
     @Override
     public void setBeanFactory(BeanFactory beanFactory) {
@@ -59,7 +81,16 @@ public final class IdempotentMethodValidator implements BeanPostProcessor, BeanF
         ReflectionUtils.doWithMethods(type, method -> {
             annotated[0] = true;
             problems.addAll(check(type, method));
+            Idempotent idempotent = AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
+            if (!tokensEnabled && idempotent != null && idempotent.strategy() == Idempotent.Strategy.TOKEN) {
+                problems.add(type.getSimpleName() + "." + method.getName()
+                        + " uses the TOKEN strategy, but one-time tokens are disabled (onlyonce.token.enabled=false)");
+            }
         }, IdempotentMethodValidator::isIdempotent);
+        if (annotated[0] && !servlet) {
+            problems.add(0, "@Idempotent needs a Spring MVC (servlet) web application, and this application is not one;"
+                    + " its methods would run unprotected");
+        }
         if (!problems.isEmpty()) {
             throw new BeanInitializationException("@Idempotent cannot apply in bean '" + beanName + "': "
                     + String.join("; ", problems));
@@ -96,7 +127,7 @@ public final class IdempotentMethodValidator implements BeanPostProcessor, BeanF
 
     private void verifyAdvised(String beanName, Object bean, Class<?> type) {
         ConfigurableListableBeanFactory factory = beanFactory;
-        if (factory == null) {
+        if (factory == null || !servlet) {
             return;
         }
         Advisor advisor = factory.containsBean(ADVISOR_BEAN_NAME) ? factory.getBean(ADVISOR_BEAN_NAME, Advisor.class) : null;
@@ -138,6 +169,11 @@ public final class IdempotentMethodValidator implements BeanPostProcessor, BeanF
             problems.add(name + " is not in a Spring MVC @Controller");
         }
         Idempotent idempotent = AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
+        if (idempotent != null) {
+            for (String problem : MethodSettings.problems(idempotent)) {
+                problems.add(name + ": " + problem);
+            }
+        }
         if (idempotent != null && idempotent.strategy() == Idempotent.Strategy.TOKEN) {
             for (String unknown : TokenScopes.unknownPlaceholders(idempotent.scope(), type, method)) {
                 problems.add(name + " has token scope placeholder {" + unknown + "}, which is not a path variable of its mapping");
@@ -147,36 +183,12 @@ public final class IdempotentMethodValidator implements BeanPostProcessor, BeanF
         if (HttpEntity.class.isAssignableFrom(result.toClass())) {
             result = result.as(HttpEntity.class).getGeneric(0);
         }
-        String async = asyncType(result.toClass());
-        if (async != null) {
-            problems.add(name + " returns an asynchronous result (" + async
-                    + "), whose response is written after the request thread returns and cannot be recorded");
+        String streaming = Streaming.streamingType(result.toClass());
+        if (streaming != null) {
+            problems.add(name + " streams its answer (" + streaming
+                    + "), which is written over time and cannot be stored for replay");
         }
         return problems;
     }
 
-    /** Return types that Spring MVC completes asynchronously or streams. */
-    private static final Set<String> ASYNC_TYPES = Set.of(
-            "java.util.concurrent.Callable",
-            "java.util.concurrent.CompletionStage",
-            "java.util.concurrent.Future",
-            "org.springframework.web.context.request.async.DeferredResult",
-            "org.springframework.web.context.request.async.WebAsyncTask",
-            "org.springframework.web.servlet.mvc.method.annotation.ResponseBodyEmitter",
-            "org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBody",
-            "org.reactivestreams.Publisher");
-
-    private static @Nullable String asyncType(Class<?> type) {
-        for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
-            if (ASYNC_TYPES.contains(c.getName())) {
-                return c.getSimpleName();
-            }
-        }
-        for (Class<?> i : ClassUtils.getAllInterfacesForClassAsSet(type)) {
-            if (ASYNC_TYPES.contains(i.getName())) {
-                return i.getSimpleName();
-            }
-        }
-        return ASYNC_TYPES.contains(type.getName()) ? type.getSimpleName() : null;
-    }
 }

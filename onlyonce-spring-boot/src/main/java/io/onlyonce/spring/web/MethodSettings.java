@@ -37,8 +37,43 @@ public record MethodSettings(
         long maxBodySize) {
 
     /** Stores every answer except the "try again" statuses 408, 409, 425 and 429. */
-    private static final ResponsePolicy STORE_FAILURES_TOO =
-            response -> !Set.of(408, 409, 425, 429).contains(response.status());
+    private static final ResponsePolicy STORE_FAILURES_TOO = status -> !Set.of(408, 409, 425, 429).contains(status);
+
+    /**
+     * What is wrong with the settings of {@code annotation}: unparsable or non-positive retention or
+     * lease, an unparsable key expression. Empty when nothing is; checked at start-up, so a typo fails
+     * the application instead of every request.
+     */
+    public static List<String> problems(Idempotent annotation) {
+        List<String> problems = new java.util.ArrayList<>();
+        checkDuration("retention", annotation.retention(), problems);
+        checkDuration("lease", annotation.lease(), problems);
+        if (!annotation.key().isBlank()) {
+            try {
+                new SpelExpressionParser().parseExpression(annotation.key());
+            } catch (org.springframework.expression.ParseException e) {
+                problems.add("key '" + annotation.key() + "' is not a SpEL expression: " + e.getSimpleMessage());
+            }
+        }
+        if (annotation.strategy() == Idempotent.Strategy.TOKEN && !annotation.key().isBlank()) {
+            problems.add("key is for the KEY strategy; a TOKEN method is keyed by its token");
+        }
+        return problems;
+    }
+
+    private static void checkDuration(String name, String value, List<String> problems) {
+        if (value.isBlank()) {
+            return;
+        }
+        try {
+            Duration duration = DurationStyle.detectAndParse(value);
+            if (duration.isNegative() || duration.isZero() || duration.toMillis() < 1) {
+                problems.add(name + " '" + value + "' must be at least one millisecond");
+            }
+        } catch (IllegalArgumentException e) {
+            problems.add(name + " '" + value + "' is not a duration such as 30s, 24h or PT24H");
+        }
+    }
 
     /** Resolves and caches the settings of each method. Thread-safe. */
     public static final class Factory {

@@ -1,7 +1,9 @@
 package io.onlyonce.spring.web;
 
 import io.onlyonce.StoreUnavailableException;
-import io.onlyonce.StoredResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.jspecify.annotations.Nullable;
 import java.time.Duration;
 import org.springframework.context.i18n.LocaleContextHolder;
 import org.springframework.core.Ordered;
@@ -15,9 +17,12 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 /**
- * Answers {@link OnlyOnceRejection}s ahead of the application's own advice: a stored response is
- * replayed byte for byte with {@code Idempotent-Replayed: true}; a problem is RFC 9457 JSON in the
- * request's locale, with {@code Retry-After} where there is one.
+ * Answers {@link OnlyOnceRejection}s: a problem is RFC 9457 JSON in the request's locale, with
+ * {@code Retry-After} where there is one. Refusals of protected requests and replays are written by
+ * {@link OnlyOnceFilter} straight to the client (a replay byte for byte, with
+ * {@code Idempotent-Replayed: true}), so no converter, {@code ResponseBodyAdvice} or application
+ * exception handler changes them; this handler answers the rest, such as a store failure outside the
+ * engine.
  */
 @RestControllerAdvice
 @Order(Ordered.HIGHEST_PRECEDENCE)
@@ -42,18 +47,23 @@ public class OnlyOnceExceptionHandler {
     /** A store failure outside the engine (issuing a token): 503, without the store's message. */
     @ExceptionHandler(StoreUnavailableException.class)
     public ResponseEntity<?> handle(StoreUnavailableException failure) {
-        return handle(OnlyOnceRejection.problem(ProblemType.STORE_UNAVAILABLE, unavailableRetryAfter));
+        return problem(OnlyOnceRejection.problem(ProblemType.STORE_UNAVAILABLE, unavailableRetryAfter));
     }
 
+    /**
+     * A replay, and a refusal that {@link OnlyOnceFilter} remembered, are written by the filter; this
+     * then only marks the request handled.
+     */
     @ExceptionHandler(OnlyOnceRejection.class)
-    public ResponseEntity<?> handle(OnlyOnceRejection rejection) {
-        StoredResponse replay = rejection.replayedResponse();
-        if (replay != null) {
-            HttpHeaders headers = new HttpHeaders();
-            replay.headers().forEach(h -> headers.add(h.name(), h.value()));
-            headers.set(REPLAYED_HEADER, "true");
-            return ResponseEntity.status(replay.status()).headers(headers).body(replay.body());
+    public @Nullable ResponseEntity<?> handle(OnlyOnceRejection rejection, HttpServletRequest request,
+            HttpServletResponse response) {
+        if (rejection.replayedResponse() != null || request.getAttribute(OnlyOnceFilter.REJECTION) == rejection) {
+            return null;
         }
+        return problem(rejection);
+    }
+
+    private ResponseEntity<?> problem(OnlyOnceRejection rejection) {
         ProblemType type = java.util.Objects.requireNonNull(rejection.problemType());
         ProblemDetail problem = problems.create(type, LocaleContextHolder.getLocale());
         rejection.properties().forEach(problem::setProperty);
@@ -61,9 +71,14 @@ public class OnlyOnceExceptionHandler {
                 .contentType(MediaType.APPLICATION_PROBLEM_JSON);
         Duration retryAfter = rejection.retryAfter();
         if (retryAfter != null) {
-            long seconds = retryAfter.toSeconds() + (retryAfter.toNanosPart() > 0 ? 1 : 0);
-            builder.header(HttpHeaders.RETRY_AFTER, Long.toString(Math.max(1, seconds)));
+            builder.header(HttpHeaders.RETRY_AFTER, Long.toString(seconds(retryAfter)));
         }
         return builder.body(problem);
+    }
+
+    /** A {@code Retry-After} in whole seconds, rounded up, at least one. */
+    static long seconds(Duration retryAfter) {
+        long seconds = retryAfter.toSeconds() + (retryAfter.toNanosPart() > 0 ? 1 : 0);
+        return Math.max(1, seconds);
     }
 }

@@ -2,6 +2,8 @@ package io.onlyonce.spring.web;
 
 import io.onlyonce.StoredResponse;
 import io.onlyonce.engine.Outcome;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -12,32 +14,83 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
 import org.springframework.web.filter.OncePerRequestFilter;
+import tools.jackson.databind.json.JsonMapper;
+import org.springframework.web.util.WebUtils;
 
 /**
- * Wraps each request so that an {@code @Idempotent} handler can fingerprint the body it read and
- * have its serialised response recorded. After the handler (and any exception handler) finished,
- * the captured status, replay headers and body are stored through the admitted execution, and only
- * then sent to the client. Requests whose handler is not protected pass through untouched.
+ * Wraps each request so that an {@code @Idempotent} handler can fingerprint its whole body (see
+ * {@link DigestingRequest}) and have its serialised response recorded. After the handler (and any
+ * exception handler) finished, the captured status, replay headers and body are stored through the
+ * admitted execution, and only then sent to the client. Requests whose handler is not protected
+ * pass through untouched.
  *
- * <p>An answer given through {@code sendError} (a {@code ResponseStatusException}, an exception
- * with {@code @ResponseStatus}) gets its body from the container's error page, in an ERROR
- * dispatch: that dispatch is captured and recorded instead. Should no error dispatch follow, the
+ * <p>A replay is written here, straight to the response, byte for byte, and so is the problem of a
+ * refused request: whatever {@code ResponseBodyAdvice}, message converters or
+ * {@code @ControllerAdvice} the application has, none of them sees or changes either.
+ *
+ * <p>An asynchronous answer ({@code CompletableFuture}, {@code DeferredResult}, {@code Callable}) is
+ * recorded when it is written, in the ASYNC dispatch; the key stays held until then. An answer given
+ * through {@code sendError} gets its body from the container's error page, in an ERROR dispatch:
+ * that dispatch is captured and recorded instead. Should neither follow, the
  * {@link #requestListener() request listener} releases the key when the request ends.
+ *
+ * <p>Register it for the REQUEST, ASYNC and ERROR dispatcher types.
  */
 public final class OnlyOnceFilter extends OncePerRequestFilter {
 
+    private static final Logger log = LoggerFactory.getLogger(OnlyOnceFilter.class);
     private static final Set<String> BODY_METHODS = Set.of("POST", "PUT", "PATCH", "DELETE");
+    /** Request attribute holding the stored response to replay. */
+    static final String REPLAY = OnlyOnceFilter.class.getName() + ".replay";
+    /** Request attribute holding the problem a protected request was refused with. */
+    static final String REJECTION = OnlyOnceFilter.class.getName() + ".rejection";
+    private static final JsonMapper JSON = JsonMapper.builder().build();
 
-    private final int maxRequestBodyCache;
+    private final long maxBodySize;
+    private final OnlyOnceProblems problems;
 
-    /** @param maxRequestBodyCache most request body bytes kept for the fingerprint */
-    public OnlyOnceFilter(int maxRequestBodyCache) {
-        this.maxRequestBodyCache = maxRequestBodyCache;
+    /**
+     * @param maxBodySize the largest request body fingerprinted, and response body stored
+     * @param problems the problem details of refused requests
+     */
+    public OnlyOnceFilter(long maxBodySize, OnlyOnceProblems problems) {
+        this.maxBodySize = maxBodySize;
+        this.problems = problems;
+    }
+
+    /**
+     * Remembers that {@code request} was refused with {@code rejection}, and holds back what the
+     * application writes from now on: this filter answers the refusal's problem itself, whatever an
+     * application exception handler or result wrapper made of it (a global
+     * {@code @ExceptionHandler(Exception.class)} answering 200 or 500), so that 409 still means "in
+     * progress" and 503 still means "retry later".
+     */
+    static void remember(HttpServletRequest request, OnlyOnceRejection rejection) {
+        if (rejection.problemType() != null) {
+            request.setAttribute(REJECTION, rejection);
+            CapturingResponse capture = capturingResponse(request);
+            if (capture != null && !capture.isCapturing() && !capture.isCommitted()) {
+                capture.startCapture();
+            }
+        }
+    }
+
+    @Override
+    protected boolean shouldNotFilterAsyncDispatch() {
+        return false;
     }
 
     @Override
@@ -52,31 +105,137 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
             filterErrorDispatch(request, response, chain);
             return;
         }
-        HttpServletRequest wrappedRequest = BODY_METHODS.contains(request.getMethod())
-                ? new FingerprintedRequest(request, maxRequestBodyCache)
-                : request;
-        CapturingResponse wrappedResponse = new CapturingResponse(response);
-        wrappedRequest.setAttribute(CapturingResponse.class.getName(), wrappedResponse);
-        try {
-            chain.doFilter(wrappedRequest, wrappedResponse);
-        } catch (IOException | ServletException | RuntimeException | Error failure) {
-            fail(wrappedRequest, failure);
-            throw failure;
-        }
-        if (wrappedRequest.isAsyncStarted()) {
-            // the handler went asynchronous (a CompletableFuture behind a declared Object, say): its
-            // answer is written later, on another thread, and cannot be recorded: free the key
-            fail(wrappedRequest, new IllegalStateException("asynchronous response cannot be recorded"));
-            wrappedResponse.copyBodyToResponse();
+        CapturingResponse existing = capturingResponse(request);
+        if (isAsyncDispatch(request) && existing != null) {
+            // the asynchronous answer is written now: into the same capture as the first dispatch
+            HttpServletResponse target = WebUtils.getNativeResponse(response, CapturingResponse.class) == existing
+                    ? response
+                    : existing;
+            finish(request, existing, chain, request, target, null);
             return;
         }
-        PendingExecution pending = (PendingExecution) wrappedRequest.getAttribute(PendingExecution.ATTRIBUTE);
-        if (pending != null && !wrappedResponse.isErrorSent()) {
-            wrappedRequest.removeAttribute(PendingExecution.ATTRIBUTE);
-            record(pending, wrappedResponse);
+        DigestingRequest created = null;
+        HttpServletRequest wrappedRequest = request;
+        if (BODY_METHODS.contains(request.getMethod()) && WebUtils.getNativeRequest(request, DigestingRequest.class) == null) {
+            created = new DigestingRequest(request, maxBodySize);
+            wrappedRequest = created;
         }
-        // after sendError the pending execution stays on the request for the ERROR dispatch
-        wrappedResponse.copyBodyToResponse();
+        CapturingResponse wrappedResponse = new CapturingResponse(response);
+        wrappedRequest.setAttribute(CapturingResponse.class.getName(), wrappedResponse);
+        finish(wrappedRequest, wrappedResponse, chain, wrappedRequest, wrappedResponse, created);
+    }
+
+    /** Runs the chain, then replays, records or waits for the asynchronous answer. */
+    private void finish(HttpServletRequest request, CapturingResponse capture, FilterChain chain,
+            HttpServletRequest chainRequest, HttpServletResponse chainResponse, @Nullable DigestingRequest created)
+            throws ServletException, IOException {
+        boolean async = false;
+        try {
+            try {
+                chain.doFilter(chainRequest, chainResponse);
+            } catch (IOException | ServletException | RuntimeException | Error failure) {
+                StoredResponse replay = (StoredResponse) request.getAttribute(REPLAY);
+                if (replay != null) {
+                    // an application handler turned the replay into an error: the replay stands
+                    writeReplay(request, capture, replay);
+                    return;
+                }
+                OnlyOnceRejection rejection = (OnlyOnceRejection) request.getAttribute(REJECTION);
+                if (rejection != null && !capture.isCommitted()) {
+                    writeProblem(request, capture, rejection);
+                    return;
+                }
+                fail(request, failure);
+                throw failure;
+            }
+            if (request.isAsyncStarted()) {
+                // the answer is written later, in the ASYNC dispatch, where it is recorded
+                async = true;
+                if (created != null) {
+                    request.getAsyncContext().addListener(closing(created));
+                }
+                return;
+            }
+            StoredResponse replay = (StoredResponse) request.getAttribute(REPLAY);
+            if (replay != null) {
+                writeReplay(request, capture, replay);
+                return;
+            }
+            OnlyOnceRejection rejection = (OnlyOnceRejection) request.getAttribute(REJECTION);
+            if (rejection != null && !capture.isCommitted()) {
+                writeProblem(request, capture, rejection);
+                return;
+            }
+            PendingExecution pending = (PendingExecution) request.getAttribute(PendingExecution.ATTRIBUTE);
+            if (pending != null && !capture.isErrorSent()) {
+                request.removeAttribute(PendingExecution.ATTRIBUTE);
+                record(pending, capture);
+            }
+            // after sendError the pending execution stays on the request for the ERROR dispatch
+            capture.copyBodyToResponse();
+        } finally {
+            if (created != null && !async) {
+                created.close();
+            }
+        }
+    }
+
+    /** Writes a stored response to the client as it was first sent, over whatever MVC prepared. */
+    private static void writeReplay(HttpServletRequest request, CapturingResponse capture, StoredResponse replay)
+            throws IOException {
+        request.removeAttribute(REPLAY);
+        capture.discardCapture();
+        HttpServletResponse real = (HttpServletResponse) capture.getResponse();
+        if (real.isCommitted()) {
+            log.warn("a replay could not be written: the response was committed by the application first");
+            return;
+        }
+        real.resetBuffer();
+        real.setStatus(replay.status());
+        real.setContentType(null);
+        Set<String> written = new HashSet<>();
+        for (StoredResponse.Header header : replay.headers()) {
+            if (written.add(header.name().toLowerCase(Locale.ROOT))) {
+                real.setHeader(header.name(), header.value());
+            } else {
+                real.addHeader(header.name(), header.value());
+            }
+        }
+        real.setHeader(OnlyOnceExceptionHandler.REPLAYED_HEADER, "true");
+        byte[] body = replay.body();
+        real.setContentLength(body.length);
+        if (body.length > 0) {
+            real.getOutputStream().write(body);
+        }
+        real.flushBuffer();
+    }
+
+    /** Answers the refusal's problem, over whatever an application handler made of it. */
+    private void writeProblem(HttpServletRequest request, CapturingResponse capture, OnlyOnceRejection rejection)
+            throws IOException {
+        request.removeAttribute(REJECTION);
+        ProblemType type = java.util.Objects.requireNonNull(rejection.problemType());
+        ProblemDetail problem = problems.create(type, request.getLocale());
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("type", String.valueOf(problem.getType()));
+        body.put("title", problem.getTitle());
+        body.put("status", problem.getStatus());
+        body.put("detail", problem.getDetail());
+        body.put("instance", request.getRequestURI());
+        body.putAll(rejection.properties());
+        capture.discardCapture();
+        HttpServletResponse real = (HttpServletResponse) capture.getResponse();
+        real.resetBuffer();
+        real.setStatus(problem.getStatus());
+        real.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+        real.setCharacterEncoding("UTF-8");
+        if (rejection.retryAfter() != null) {
+            real.setHeader(HttpHeaders.RETRY_AFTER, Long.toString(OnlyOnceExceptionHandler.seconds(rejection.retryAfter())));
+        }
+        byte[] bytes = JSON.writeValueAsBytes(body);
+        real.setContentLength(bytes.length);
+        real.getOutputStream().write(bytes);
+        real.flushBuffer();
     }
 
     /** The container renders an error page for a protected request: record that answer. */
@@ -107,7 +266,8 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
 
     /**
      * Releases the key of a protected request that ends without a recorded answer (an error sent
-     * through {@code sendError} for which the container rendered no error page).
+     * through {@code sendError} for which the container rendered no error page, an asynchronous
+     * answer that never came).
      */
     public static ServletRequestListener requestListener() {
         return new ServletRequestListener() {
@@ -115,20 +275,56 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
             public void requestDestroyed(ServletRequestEvent event) {
                 ServletRequest request = event.getServletRequest();
                 PendingExecution pending = (PendingExecution) request.getAttribute(PendingExecution.ATTRIBUTE);
-                if (pending != null) {
-                    request.removeAttribute(PendingExecution.ATTRIBUTE);
-                    failed(pending, new IllegalStateException("request ended without a recorded response"));
+                if (pending == null) {
+                    return;
                 }
+                request.removeAttribute(PendingExecution.ATTRIBUTE);
+                CapturingResponse capture = (CapturingResponse) request.getAttribute(CapturingResponse.class.getName());
+                if (capture != null && capture.isErrorSent()) {
+                    // the method ran and answered through sendError, with no error page to record:
+                    // keep a deterministic answer's key without its response, release a failure's
+                    Outcome.Executed executed = pending.execution().completeWithoutResponse(capture.getStatus());
+                    if (executed.recording() == Outcome.Recording.RELEASED && pending.onFailure() != null) {
+                        pending.onFailure().run();
+                    }
+                    return;
+                }
+                failed(pending, new IllegalStateException("request ended without a recorded response"));
             }
         };
     }
 
+    /**
+     * Records the captured answer. A success whose response cannot be stored (larger than the limit,
+     * a header no store may keep) is completed without its response: the work ran, so its key stays
+     * taken and retries are told so.
+     */
     private static void record(PendingExecution pending, CapturingResponse response) {
+        int status = response.getStatus();
         byte[] body = response.capturedBody();
-        if (response.isErrorSent() || body.length > pending.maxBodySize()) {
-            failed(pending, new IllegalStateException("response not storable"));
-            return;
+        Outcome.Executed executed;
+        if (body.length > pending.maxBodySize()) {
+            log.warn("a {} byte response is larger than onlyonce.key.max-body-size ({} bytes): its key is kept"
+                    + " without the response", body.length, pending.maxBodySize());
+            executed = pending.execution().completeWithoutResponse(status);
+        } else {
+            StoredResponse stored;
+            try {
+                stored = new StoredResponse(status, replayHeaders(pending, response), body);
+            } catch (IllegalArgumentException notStorable) {
+                log.warn("a response cannot be stored ({}): its key is kept without the response", notStorable.getMessage());
+                stored = null;
+            }
+            executed = stored == null
+                    ? pending.execution().completeWithoutResponse(status)
+                    : pending.execution().complete(stored);
         }
+        if (executed.recording() == Outcome.Recording.RELEASED && pending.onFailure() != null) {
+            pending.onFailure().run();
+        }
+    }
+
+    private static List<StoredResponse.Header> replayHeaders(PendingExecution pending, CapturingResponse response) {
         List<StoredResponse.Header> headers = new ArrayList<>();
         for (String name : response.getHeaderNames()) {
             if (pending.replayHeaders().contains(name.toLowerCase(Locale.ROOT))) {
@@ -140,10 +336,7 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
         if (response.getContentType() != null && headers.stream().noneMatch(h -> h.name().equalsIgnoreCase("Content-Type"))) {
             headers.add(new StoredResponse.Header("Content-Type", response.getContentType()));
         }
-        Outcome.Executed executed = pending.execution().complete(new StoredResponse(response.getStatus(), headers, body));
-        if (executed.recording() == Outcome.Recording.RELEASED && pending.onFailure() != null) {
-            pending.onFailure().run();
-        }
+        return headers;
     }
 
     private static void fail(HttpServletRequest request, Throwable failure) {
@@ -160,6 +353,28 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
         if (onFailure != null) {
             onFailure.run();
         }
+    }
+
+    private static AsyncListener closing(DigestingRequest body) {
+        return new AsyncListener() {
+            @Override
+            public void onComplete(AsyncEvent event) {
+                body.close();
+            }
+
+            @Override
+            public void onTimeout(AsyncEvent event) {
+            }
+
+            @Override
+            public void onError(AsyncEvent event) {
+            }
+
+            @Override
+            public void onStartAsync(AsyncEvent event) {
+                event.getAsyncContext().addListener(this);
+            }
+        };
     }
 
     /** The capturing response installed by this filter, or null when the filter is not in the chain. */

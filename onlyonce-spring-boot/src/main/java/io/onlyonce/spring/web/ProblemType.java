@@ -8,6 +8,8 @@ public enum ProblemType {
     IDEMPOTENCY_KEY_INVALID("idempotency-key-invalid", HttpStatus.BAD_REQUEST),
     IDEMPOTENCY_KEY_REUSED("idempotency-key-reused", HttpStatus.UNPROCESSABLE_CONTENT),
     IDEMPOTENCY_REQUEST_IN_PROGRESS("idempotency-request-in-progress", HttpStatus.CONFLICT),
+    IDEMPOTENCY_RESPONSE_NOT_KEPT("idempotency-response-not-kept", HttpStatus.UNPROCESSABLE_CONTENT),
+    REPLAY_NOT_ACCEPTABLE("idempotency-replay-not-acceptable", HttpStatus.NOT_ACCEPTABLE),
     PRINCIPAL_REQUIRED("principal-required", HttpStatus.BAD_REQUEST),
     IDEMPOTENCY_TOKEN_MISSING("idempotency-token-missing", HttpStatus.BAD_REQUEST),
     IDEMPOTENCY_TOKEN_INVALID("idempotency-token-invalid", HttpStatus.BAD_REQUEST),
@@ -15,6 +17,7 @@ public enum ProblemType {
     DUPLICATE_SUBMISSION("duplicate-submission", HttpStatus.CONFLICT),
     DUPLICATE_REQUEST("duplicate-request", HttpStatus.TOO_MANY_REQUESTS),
     TOKEN_SCOPE_INVALID("token-scope-invalid", HttpStatus.BAD_REQUEST),
+    TOKEN_RATE_LIMITED("token-rate-limited", HttpStatus.TOO_MANY_REQUESTS),
     REQUEST_TOO_LARGE("idempotency-request-too-large", HttpStatus.CONTENT_TOO_LARGE),
     STORE_UNAVAILABLE("idempotency-store-unavailable", HttpStatus.SERVICE_UNAVAILABLE);
 

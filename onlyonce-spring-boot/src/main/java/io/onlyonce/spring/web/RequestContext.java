@@ -2,12 +2,9 @@ package io.onlyonce.spring.web;
 
 import io.onlyonce.Fingerprint;
 import jakarta.servlet.http.HttpServletRequest;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
-import org.springframework.http.MediaType;
 import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.util.WebUtils;
 
@@ -25,55 +22,29 @@ final class RequestContext {
     }
 
     /**
-     * SHA-256 over method, path and query as sent, the body (canonical when JSON) and the chosen
-     * headers. The body is what the handler read, plus whatever it left unread.
+     * SHA-256 over method, path and query as sent, the whole body (canonical when JSON; see
+     * {@link DigestingRequest}) and the chosen headers. A body too large to fingerprint is refused
+     * (413) before the method runs.
      */
     static Fingerprint fingerprint(HttpServletRequest request, List<String> headers) {
         Fingerprint.Builder builder = Fingerprint.builder()
                 .add(request.getMethod())
                 .add(request.getRequestURI())
                 .add(request.getQueryString() == null ? "" : request.getQueryString());
-        byte[] body = body(request);
-        String contentType = request.getContentType();
-        if (contentType != null && isJson(contentType)) {
-            builder.addJson(body);
+        DigestingRequest body = WebUtils.getNativeRequest(request, DigestingRequest.class);
+        if (body == null) {
+            builder.add("no body");
         } else {
-            builder.add(body);
+            try {
+                body.addBodyTo(builder);
+            } catch (DigestingRequest.BodyTooLargeException e) {
+                throw OnlyOnceRejection.problem(ProblemType.REQUEST_TOO_LARGE);
+            }
         }
         for (String header : headers) {
             builder.add(header.toLowerCase(Locale.ROOT));
-            List<String> values = java.util.Collections.list(request.getHeaders(header));
-            builder.add(String.join("\n", values));
+            builder.add(String.join("\n", Collections.list(request.getHeaders(header))));
         }
         return builder.build();
-    }
-
-    private static boolean isJson(String contentType) {
-        try {
-            MediaType type = MediaType.parseMediaType(contentType);
-            return type.isCompatibleWith(MediaType.APPLICATION_JSON) || type.getSubtype().endsWith("+json");
-        } catch (IllegalArgumentException e) {
-            return false;
-        }
-    }
-
-    private static byte[] body(HttpServletRequest request) {
-        FingerprintedRequest cached = WebUtils.getNativeRequest(request, FingerprintedRequest.class);
-        if (cached == null) {
-            return new byte[0];
-        }
-        try {
-            InputStream rest = cached.getInputStream();
-            rest.transferTo(java.io.OutputStream.nullOutputStream());
-        } catch (IOException | IllegalStateException e) {
-            if (e instanceof IOException io) {
-                throw new UncheckedIOException(io);
-            }
-            // the body was read through getReader(): the cache already holds it
-        }
-        if (cached.overflowed()) {
-            throw OnlyOnceRejection.problem(ProblemType.REQUEST_TOO_LARGE);
-        }
-        return cached.getContentAsByteArray();
     }
 }

@@ -1,5 +1,8 @@
 package io.onlyonce.spring.web;
 
+import io.onlyonce.StoreUnavailableException;
+import io.onlyonce.internal.StrictUtf8;
+import java.time.Duration;
 import io.onlyonce.spring.PrincipalResolver;
 import io.onlyonce.token.IssuedToken;
 import io.onlyonce.token.TokenService;
@@ -17,7 +20,8 @@ import org.springframework.web.bind.annotation.RestController;
 /**
  * {@code POST /idempotency/tokens} (path from {@code onlyonce.token.path}): issues a one-time
  * token bound to the caller and an optional {@code scope} (query parameter or JSON body).
- * Answers 201 {@code {"token": "...", "expiresAt": "..."}}.
+ * Answers 201 {@code {"token": "...", "expiresAt": "..."}}; 429 with {@code Retry-After} once the
+ * caller reached its {@link TokenLimits}; 400 for a missing principal or an invalid scope.
  */
 @RestController
 public class TokenEndpoint {
@@ -28,11 +32,19 @@ public class TokenEndpoint {
     private final TokenService tokens;
     private final PrincipalResolver principals;
     private final boolean principalRequired;
+    private final TokenLimits limits;
+    private final Duration unavailableRetryAfter;
 
-    public TokenEndpoint(TokenService tokens, PrincipalResolver principals, boolean principalRequired) {
+    /**
+     * @param unavailableRetryAfter the {@code Retry-After} of a 503 when the token store is down or full
+     */
+    public TokenEndpoint(TokenService tokens, PrincipalResolver principals, boolean principalRequired, TokenLimits limits,
+            Duration unavailableRetryAfter) {
         this.tokens = tokens;
         this.principals = principals;
         this.principalRequired = principalRequired;
+        this.limits = limits;
+        this.unavailableRetryAfter = unavailableRetryAfter;
     }
 
     /**
@@ -57,15 +69,34 @@ public class TokenEndpoint {
     public TokenResponse issue(HttpServletRequest request,
             @RequestParam(name = "scope", required = false) @Nullable String scopeParameter,
             @RequestBody(required = false) @Nullable TokenRequest body) {
+        try {
+            return issueFor(request, scopeParameter, body);
+        } catch (OnlyOnceRejection rejection) {
+            OnlyOnceFilter.remember(request, rejection);
+            throw rejection;
+        }
+    }
+
+    private TokenResponse issueFor(HttpServletRequest request, @Nullable String scopeParameter, @Nullable TokenRequest body) {
         String principal = principals.resolve(request);
         if (principal == null && principalRequired) {
             throw OnlyOnceRejection.problem(ProblemType.PRINCIPAL_REQUIRED);
         }
+        String name = principal == null ? "" : principal;
+        if (!StrictUtf8.isWellFormed(name)) {
+            throw OnlyOnceRejection.problem(ProblemType.PRINCIPAL_REQUIRED);
+        }
         String scope = scopeParameter != null ? scopeParameter : body != null && body.scope() != null ? body.scope() : "";
-        if (scope.length() > MAX_SCOPE || scope.chars().anyMatch(c -> c < 0x20 || c == 0x7F)) {
+        if (scope.length() > MAX_SCOPE || scope.chars().anyMatch(c -> c < 0x20 || c == 0x7F) || !StrictUtf8.isWellFormed(scope)) {
             throw OnlyOnceRejection.problem(ProblemType.TOKEN_SCOPE_INVALID);
         }
-        IssuedToken issued = tokens.issue(principal == null ? "" : principal, scope);
+        limits.check(name);
+        IssuedToken issued;
+        try {
+            issued = tokens.issue(name, scope);
+        } catch (StoreUnavailableException e) {
+            throw OnlyOnceRejection.problem(ProblemType.STORE_UNAVAILABLE, unavailableRetryAfter);
+        }
         return new TokenResponse(issued.value(), issued.expiresAt());
     }
 }

@@ -16,8 +16,8 @@ import org.springframework.web.servlet.HandlerInterceptor;
 /**
  * Checks the one-time token of a {@code @Idempotent(strategy = TOKEN)} handler before its
  * arguments are even read: present (else 400), signed by us (else 400), issued to this principal
- * for this scope (else 403), not expired (else 409). No store call: consuming is the method
- * interceptor's job, after which the method runs.
+ * for this scope (else 403). No store call: consuming is the method interceptor's job, after which
+ * the method runs; the store decides whether the token is still alive (else 409).
  */
 public final class TokenHandlerInterceptor implements HandlerInterceptor {
 
@@ -41,6 +41,15 @@ public final class TokenHandlerInterceptor implements HandlerInterceptor {
 
     @Override
     public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler) {
+        try {
+            return verify(request, handler);
+        } catch (OnlyOnceRejection rejection) {
+            OnlyOnceFilter.remember(request, rejection);
+            throw rejection;
+        }
+    }
+
+    private boolean verify(HttpServletRequest request, Object handler) {
         if (!(handler instanceof HandlerMethod method)) {
             return true;
         }
@@ -66,10 +75,6 @@ public final class TokenHandlerInterceptor implements HandlerInterceptor {
         if (verification instanceof TokenVerification.Valid valid) {
             request.setAttribute(VERIFIED_TOKEN, valid.token());
             return true;
-        }
-        if (verification instanceof TokenVerification.Expired) {
-            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "duplicate_token", endpoint);
-            throw OnlyOnceRejection.problem(ProblemType.DUPLICATE_SUBMISSION);
         }
         recorder.record(OutcomeRecorder.LAYER_BUSINESS, "token_rejected", endpoint);
         throw OnlyOnceRejection.problem(verification instanceof TokenVerification.WrongBinding

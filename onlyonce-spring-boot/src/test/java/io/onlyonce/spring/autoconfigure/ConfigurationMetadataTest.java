@@ -26,7 +26,8 @@ class ConfigurationMetadataTest {
         JsonNode retention = properties().get("onlyonce.key.retention");
         assertThat(retention).isNotNull();
         assertThat(retention.get("type").asString()).isEqualTo("java.time.Duration");
-        assertThat(retention.get("description").asString()).isEqualTo("how long a completed response is replayed");
+        assertThat(retention.get("description").asString())
+                .isEqualTo("How long a completed response is kept and replayed to retries with the same key. After it, the same key executes again.");
         assertThat(retention.get("defaultValue").asString()).isEqualTo("24h");
     }
 
@@ -37,6 +38,25 @@ class ConfigurationMetadataTest {
                 "onlyonce.token.ttl", "onlyonce.token.secrets", "onlyonce.dedup.enabled", "onlyonce.dedup.rules",
                 "onlyonce.redis.key-prefix", "onlyonce.jdbc.initialize-schema");
         assertThat(properties.values()).allSatisfy(p -> assertThat(p.path("description").asString())
-                .as(p.get("name").asString()).isNotBlank());
+                .as(p.get("name").asString()).isNotBlank().matches("[A-Z].*\\.$"));
+        assertThat(properties.get("onlyonce.key.max-body-size").get("description").asString())
+                .as("documents both limits it sets").contains("request body").contains("response body");
+        assertThat(properties.get("onlyonce.enabled").get("defaultValue").asBoolean()).isTrue();
+        assertThat(properties.get("onlyonce.enabled").get("description").asString()).startsWith("Whether");
+    }
+
+    @Test
+    void valueHintsNameTheChoices() throws Exception {
+        try (InputStream in = OnlyOnceProperties.class.getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+            JsonNode hints = JsonMapper.builder().build().readTree(in).get("hints");
+            Map<String, JsonNode> byName = new HashMap<>();
+            hints.forEach(h -> byName.put(h.get("name").asString(), h));
+            assertThat(byName).containsKeys("onlyonce.store", "onlyonce.key.store-failure-policy",
+                    "onlyonce.jdbc.initialize-schema", "onlyonce.dedup.rules.fields", "onlyonce.key.replay-headers");
+            java.util.List<String> stores = new java.util.ArrayList<>();
+            byName.get("onlyonce.store").get("values").forEach(v -> stores.add(v.get("value").asString()));
+            assertThat(stores).containsExactly("memory", "redis", "jdbc");
+            byName.get("onlyonce.store").get("values").forEach(v -> assertThat(v.path("description").asString()).isNotBlank());
+        }
     }
 }

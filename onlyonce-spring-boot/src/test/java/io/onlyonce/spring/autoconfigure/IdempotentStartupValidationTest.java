@@ -8,7 +8,11 @@ import org.junit.jupiter.api.Test;
 import org.springframework.aop.Advisor;
 import org.springframework.aop.framework.Advised;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.web.servlet.mvc.method.annotation.ResponseBodyEmitter;
+import org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBody;
 import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Service;
 import org.springframework.web.context.request.async.DeferredResult;
@@ -186,13 +190,106 @@ class IdempotentStartupValidationTest {
     }
 
     @Test
-    void anAsynchronousResultFailsStartUp() {
-        web.withBean(AsyncController.class).run(context -> {
+    void asynchronousSingleAnswersAreAccepted() {
+        web.withBean(AsyncController.class).run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @RestController
+    static class StreamingController {
+        @PostMapping("/emitter")
+        @Idempotent
+        public ResponseEntity<ResponseBodyEmitter> emit() {
+            return ResponseEntity.ok(new ResponseBodyEmitter());
+        }
+
+        @PostMapping("/streaming")
+        @Idempotent
+        public StreamingResponseBody stream() {
+            return out -> out.write(1);
+        }
+    }
+
+    @Test
+    void aStreamedAnswerFailsStartUp() {
+        web.withBean(StreamingController.class).run(context -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure())
-                    .hasStackTraceContaining("AsyncController.createLater returns an asynchronous result")
-                    .hasStackTraceContaining("AsyncController.createDeferred returns an asynchronous result (DeferredResult)");
+                    .hasStackTraceContaining("StreamingController.emit streams its answer (ResponseBodyEmitter)")
+                    .hasStackTraceContaining("StreamingController.stream streams its answer (StreamingResponseBody)");
         });
+    }
+
+    @RestController
+    static class TypoController {
+        @PostMapping("/retention")
+        @Idempotent(retention = "24 hours")
+        public String badRetention() {
+            return "ok";
+        }
+
+        @PostMapping("/lease")
+        @Idempotent(lease = "-5s")
+        public String badLease() {
+            return "ok";
+        }
+
+        @PostMapping("/key")
+        @Idempotent(key = "#request.(")
+        public String badKey(String request) {
+            return "ok";
+        }
+    }
+
+    @Test
+    void anUnparsableRetentionLeaseOrKeyFailsStartUpInsteadOfEveryRequest() {
+        web.withBean(TypoController.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure())
+                    .hasStackTraceContaining("TypoController.badRetention: retention '24 hours' is not a duration")
+                    .hasStackTraceContaining("TypoController.badLease: lease '-5s' must be at least one millisecond")
+                    .hasStackTraceContaining("TypoController.badKey: key '#request.(' is not a SpEL expression");
+        });
+    }
+
+    @RestController
+    static class TokenController {
+        @PostMapping("/buy")
+        @Idempotent(strategy = Idempotent.Strategy.TOKEN)
+        public String buy() {
+            return "ok";
+        }
+    }
+
+    @Test
+    void aTokenMethodWithTokensDisabledFailsStartUp() {
+        web.withBean(TokenController.class).withPropertyValues("onlyonce.token.enabled=false").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasStackTraceContaining(
+                    "TokenController.buy uses the TOKEN strategy, but one-time tokens are disabled");
+        });
+    }
+
+    @Test
+    void idempotentMethodsInAnApplicationThatIsNotAServletOneFailStartUp() {
+        new ApplicationContextRunner().withConfiguration(OnlyOnceAutoConfigurationTest.ONLYONCE)
+                .withPropertyValues(OnlyOnceAutoConfigurationTest.SECRET)
+                .withBean(GoodController.class)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure())
+                            .hasStackTraceContaining("@Idempotent needs a Spring MVC (servlet) web application");
+                });
+        new ReactiveWebApplicationContextRunner().withConfiguration(OnlyOnceAutoConfigurationTest.ONLYONCE)
+                .withPropertyValues(OnlyOnceAutoConfigurationTest.SECRET)
+                .withBean(GoodController.class)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure())
+                            .hasStackTraceContaining("@Idempotent needs a Spring MVC (servlet) web application");
+                });
+        new ApplicationContextRunner().withConfiguration(OnlyOnceAutoConfigurationTest.ONLYONCE)
+                .withPropertyValues(OnlyOnceAutoConfigurationTest.SECRET)
+                .run(context -> assertThat(context).as("no @Idempotent, nothing to refuse").hasNotFailed());
     }
 
     @Test

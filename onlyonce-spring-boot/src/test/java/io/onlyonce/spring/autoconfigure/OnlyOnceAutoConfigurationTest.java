@@ -125,6 +125,44 @@ class OnlyOnceAutoConfigurationTest {
     }
 
     @Test
+    void theMasterSwitchTurnsEverythingOff() {
+        web.withPropertyValues("onlyonce.enabled=false").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).doesNotHaveBean(IdempotencyEngine.class).doesNotHaveBean(IdempotencyStore.class)
+                    .doesNotHaveBean(TokenService.class).doesNotHaveBean("onlyOnceFilter")
+                    .doesNotHaveBean("onlyOnceAdvisor").doesNotHaveBean(OnlyOnceProperties.class);
+        });
+    }
+
+    @Test
+    void aSharedStoreWithoutTokenSecretsFailsStartUp() {
+        ApplicationContextRunner jdbc = new ApplicationContextRunner()
+                .withConfiguration(ONLYONCE)
+                .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
+                .withPropertyValues("onlyonce.store=jdbc", "spring.datasource.url=jdbc:h2:mem:oo-no-secrets;DB_CLOSE_DELAY=-1");
+        jdbc.run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure())
+                    .hasStackTraceContaining("onlyonce.token.secrets is not set, but onlyonce.store=jdbc is shared by every instance");
+        });
+        jdbc.withPropertyValues("onlyonce.token.enabled=false").run(context -> {
+            assertThat(context).as("no tokens, no secret needed").hasNotFailed();
+            assertThat(context).hasSingleBean(IdempotencyEngine.class);
+        });
+        jdbc.withPropertyValues(SECRET).run(context -> assertThat(context).hasNotFailed());
+        web.withPropertyValues("onlyonce.token.secrets=").run(context -> assertThat(context)
+                .as("the memory store serves one instance: a random secret is fine").hasNotFailed());
+    }
+
+    @Test
+    void withTokensDisabledThereIsNoTokenEndpoint() {
+        web.withPropertyValues("onlyonce.token.enabled=false").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).doesNotHaveBean(TokenEndpoint.class);
+        });
+    }
+
+    @Test
     void anUnknownStoreFailsStartUp() {
         web.withPropertyValues("onlyonce.store=mongo").run(context -> assertThat(context).hasFailed());
     }

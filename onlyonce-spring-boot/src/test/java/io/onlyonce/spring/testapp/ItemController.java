@@ -29,6 +29,20 @@ public class ItemController {
         return Map.of("n", executions.incrementAndGet(), "item", item);
     }
 
+    @PostMapping(path = "/uploads", consumes = "multipart/form-data")
+    @ResponseStatus(HttpStatus.CREATED)
+    public Map<String, Object> upload(@org.springframework.web.bind.annotation.RequestPart("file")
+            org.springframework.web.multipart.MultipartFile file) throws java.io.IOException {
+        return Map.of("n", executions.incrementAndGet(), "size", file.getSize(), "name", file.getOriginalFilename());
+    }
+
+    @PostMapping(path = "/uploads/raw", consumes = "application/octet-stream")
+    @ResponseStatus(HttpStatus.CREATED)
+    public Map<String, Object> raw(java.io.InputStream body) throws java.io.IOException {
+        byte[] bytes = body.readAllBytes();
+        return Map.of("n", executions.incrementAndGet(), "length", bytes.length, "last", bytes.length == 0 ? -1 : bytes[bytes.length - 1]);
+    }
+
     @PostMapping("/items")
     @ResponseStatus(HttpStatus.CREATED)
     public Map<String, Object> add(@RequestBody Map<String, Object> item) {

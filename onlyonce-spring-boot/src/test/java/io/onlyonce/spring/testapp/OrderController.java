@@ -39,6 +39,9 @@ public class OrderController {
     public record Order(int id, String item, int quantity) {
     }
 
+    /** The retention of {@code /orders/brief} and the lease of {@code /orders/takeover}. */
+    public static final java.time.Duration BRIEF = java.time.Duration.ofSeconds(2);
+
     private final AtomicInteger sequence = new AtomicInteger();
     private final Map<String, AtomicInteger> executions = new ConcurrentHashMap<>();
     private volatile CountDownLatch gate = new CountDownLatch(0);
@@ -92,9 +95,17 @@ public class OrderController {
         return new Order(sequence.incrementAndGet(), request.item(), request.quantity());
     }
 
+    @PostMapping("/orders/brief")
+    @Idempotent(retention = "2s")
+    public ResponseEntity<Order> brief(@RequestBody OrderRequest request) {
+        count("brief");
+        Order order = new Order(sequence.incrementAndGet(), request.item(), request.quantity());
+        return ResponseEntity.status(HttpStatus.CREATED).body(order);
+    }
+
     /** The first call waits for {@link #open()}; later calls answer at once (lease takeover). */
     @PostMapping("/orders/takeover")
-    @Idempotent
+    @Idempotent(lease = "2s")
     public Order takeover(@RequestBody OrderRequest request) throws InterruptedException {
         if (count("takeover") == 1) {
             gate.await(30, TimeUnit.SECONDS);

@@ -2,6 +2,7 @@ package io.onlyonce.spring.testapp;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.onlyonce.testing.MutableClock;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.security.config.Customizer;
@@ -18,9 +19,12 @@ import org.springframework.security.web.SecurityFilterChain;
 @SpringBootApplication
 public class TestApplication {
 
+    /** This instance's clock; {@code test.clock-offset} sets it apart from the others' (another machine). */
     @Bean
-    MutableClock clock() {
-        return MutableClock.startingNow();
+    MutableClock clock(@Value("${test.clock-offset:0s}") java.time.Duration offset) {
+        MutableClock clock = MutableClock.startingNow();
+        clock.advance(offset);
+        return clock;
     }
 
     @Bean

@@ -12,6 +12,11 @@ import org.springframework.test.context.TestPropertySource;
 @TestPropertySource(properties = "spring.datasource.url=jdbc:h2:mem:seckill-embedded;DB_CLOSE_DELAY=-1")
 class EmbeddedSeckillTest extends AbstractSeckillScenarios {
 
+    @Override
+    protected boolean windowsFollowTheClock() {
+        return true;
+    }
+
     @Test
     void prometheusShowsWhatEachLayerStoppedAndTheStockLeft() {
         Session buyer = api.login(user("metrics"));

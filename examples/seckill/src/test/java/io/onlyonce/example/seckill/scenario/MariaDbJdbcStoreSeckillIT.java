@@ -14,6 +14,7 @@ class MariaDbJdbcStoreSeckillIT extends AbstractSeckillScenarios {
 
     @DynamicPropertySource
     static void database(DynamicPropertyRegistry registry) {
+        shortWindow(registry);
         String url = ExternalDatabases.createMysql(DATABASE);
         registry.add("spring.datasource.url", () -> url);
         registry.add("spring.datasource.username", ExternalDatabases::mysqlUser);

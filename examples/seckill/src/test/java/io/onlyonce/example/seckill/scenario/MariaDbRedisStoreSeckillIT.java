@@ -16,6 +16,7 @@ class MariaDbRedisStoreSeckillIT extends AbstractSeckillScenarios {
 
     @DynamicPropertySource
     static void database(DynamicPropertyRegistry registry) {
+        shortWindow(registry);
         String url = ExternalDatabases.createMysql(DATABASE);
         registry.add("spring.datasource.url", () -> url);
         registry.add("spring.datasource.username", ExternalDatabases::mysqlUser);
@@ -29,10 +30,5 @@ class MariaDbRedisStoreSeckillIT extends AbstractSeckillScenarios {
     static void dropDatabase() {
         ExternalDatabases.dropMysql(DATABASE);
         Redis.deleteKeys(PREFIX);
-    }
-
-    @Override
-    protected boolean windowsFollowTheClock() {
-        return false;
     }
 }

@@ -10,8 +10,8 @@ import io.onlyonce.store.IdempotencyStore;
 import io.onlyonce.store.OwnerToken;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import java.util.concurrent.atomic.AtomicReference;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.TestConfiguration;
@@ -57,23 +57,23 @@ class MemoryStoreFlushTest extends AbstractStoreFlushScenario {
         }
 
         @Override
-        public ClaimResult claim(IdempotencyKey key, Fingerprint fingerprint, Instant now, Duration lease) {
-            return current.get().claim(key, fingerprint, now, lease);
+        public ClaimResult claim(IdempotencyKey key, Fingerprint fingerprint, Duration lease) {
+            return current.get().claim(key, fingerprint, lease);
         }
 
         @Override
-        public boolean complete(IdempotencyKey key, OwnerToken owner, StoredResponse response, Instant now, Duration retention) {
-            return current.get().complete(key, owner, response, now, retention);
+        public boolean complete(IdempotencyKey key, OwnerToken owner, @Nullable StoredResponse response, Duration retention) {
+            return current.get().complete(key, owner, response, retention);
         }
 
         @Override
-        public boolean release(IdempotencyKey key, OwnerToken owner, Instant now) {
-            return current.get().release(key, owner, now);
+        public boolean release(IdempotencyKey key, OwnerToken owner) {
+            return current.get().release(key, owner);
         }
 
         @Override
-        public Optional<IdempotencyRecord> find(IdempotencyKey key, Instant now) {
-            return current.get().find(key, now);
+        public Optional<IdempotencyRecord> find(IdempotencyKey key) {
+            return current.get().find(key);
         }
     }
 }

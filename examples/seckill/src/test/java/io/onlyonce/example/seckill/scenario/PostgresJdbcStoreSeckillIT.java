@@ -14,6 +14,7 @@ class PostgresJdbcStoreSeckillIT extends AbstractSeckillScenarios {
 
     @DynamicPropertySource
     static void database(DynamicPropertyRegistry registry) {
+        shortWindow(registry);
         String url = ExternalDatabases.createPostgres(DATABASE);
         registry.add("spring.datasource.url", () -> url);
         registry.add("spring.datasource.username", ExternalDatabases::postgresUser);

@@ -16,6 +16,7 @@ class PostgresRedisStoreSeckillIT extends AbstractSeckillScenarios {
 
     @DynamicPropertySource
     static void database(DynamicPropertyRegistry registry) {
+        shortWindow(registry);
         String url = ExternalDatabases.createPostgres(DATABASE);
         registry.add("spring.datasource.url", () -> url);
         registry.add("spring.datasource.username", ExternalDatabases::postgresUser);
@@ -29,10 +30,5 @@ class PostgresRedisStoreSeckillIT extends AbstractSeckillScenarios {
     static void dropDatabase() {
         ExternalDatabases.dropPostgres(DATABASE);
         Redis.deleteKeys(PREFIX);
-    }
-
-    @Override
-    protected boolean windowsFollowTheClock() {
-        return false;
     }
 }

@@ -1,0 +1,20 @@
+package io.onlyonce.jdbc;
+
+import io.onlyonce.jdbc.ScratchDatabase.PoolMode;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The idempotency, token and window store suites on MariaDB, on a pool that hands out connections
+ * with autocommit off at REPEATABLE READ: the stores commit each statement and retry serialization
+ * failures and deadlocks.
+ */
+class MariaDbStoresRepeatableReadIT extends AbstractJdbcStoresTest {
+
+    @RegisterExtension
+    static final ScratchDatabase DATABASE = ScratchDatabase.mariaDb().using(PoolMode.REPEATABLE_READ);
+
+    @Override
+    protected ScratchDatabase database() {
+        return DATABASE;
+    }
+}

@@ -10,6 +10,7 @@ import io.onlyonce.store.IdempotencyRecord;
 import io.onlyonce.store.IdempotencyStore;
 import io.onlyonce.store.RecordStatus;
 import io.onlyonce.spring.testapp.EdgeController;
+import io.onlyonce.spring.testapp.PaymentService;
 import io.onlyonce.spring.testapp.OrderController;
 import io.onlyonce.spring.testapp.TestApplication;
 import io.onlyonce.testing.MutableClock;
@@ -51,6 +52,9 @@ public abstract class AbstractIdempotentHttpTest {
 
     @Autowired
     protected EdgeController edge;
+
+    @Autowired
+    protected PaymentService payments;
 
     @Autowired
     protected MutableClock clock;
@@ -508,6 +512,58 @@ public abstract class AbstractIdempotentHttpTest {
                     .as(businessId).isPresent();
         }
         assertThat(orders.executions("by-business-id")).isEqualTo(3);
+    }
+
+    // ---------------------------------------------------------------- @Idempotent beyond HTTP
+
+    @Test
+    void aServiceMethodRunsOnceForSixtyFourConcurrentCallsAndEveryCallerGetsItsResultOrInProgress() throws Exception {
+        String orderNo = "o-" + newKey();
+        PaymentService.PaymentEvent event = new PaymentService.PaymentEvent(orderNo, "t-1", new java.math.BigDecimal("42.00"));
+        payments.close();
+        CompletableFuture<PaymentService.Receipt> first = CompletableFuture.supplyAsync(() -> credit(event));
+        List<Object> racing;
+        try {
+            await().atMost(Duration.ofSeconds(10)).until(() -> payments.executions(orderNo) == 1);
+            racing = Race.run(64, () -> {
+                try {
+                    return payments.credit(event);
+                } catch (io.onlyonce.spring.IdempotencyRefusedException.InProgress inProgress) {
+                    return inProgress;
+                }
+            });
+        } finally {
+            payments.open();
+        }
+        PaymentService.Receipt receipt = first.get(30, TimeUnit.SECONDS);
+        assertThat(racing).hasSize(64).allSatisfy(r -> assertThat(r)
+                .isInstanceOf(io.onlyonce.spring.IdempotencyRefusedException.InProgress.class));
+        List<PaymentService.Receipt> after = Race.run(64, () -> payments.credit(event));
+        assertThat(after).allSatisfy(r -> assertThat(r).isEqualTo(receipt));
+        assertThat(payments.executions(orderNo)).isEqualTo(1);
+        assertThat(receipt.lines()).containsExactly("credit t-1", "run 1");
+
+        PaymentService.PaymentEvent other = new PaymentService.PaymentEvent(orderNo, "t-2", new java.math.BigDecimal("42.00"));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> payments.credit(other))
+                .isInstanceOf(io.onlyonce.spring.IdempotencyRefusedException.KeyReused.class);
+        assertThat(store.find(new IdempotencyKey("method io.onlyonce.spring.testapp.PaymentService#credit", orderNo + "_paid")))
+                .hasValueSatisfying(r -> assertThat(r.status()).isEqualTo(RecordStatus.COMPLETED));
+    }
+
+    private PaymentService.Receipt credit(PaymentService.PaymentEvent event) {
+        try {
+            return payments.credit(event);
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    void aVoidServiceMethodRunsOnce() {
+        String orderNo = "o-" + newKey();
+        payments.ship(orderNo);
+        payments.ship(orderNo);
+        assertThat(payments.executions(orderNo + "-ship")).isEqualTo(1);
     }
 
     // ---------------------------------------------------------------- one-time tokens (SPEC 3.2)

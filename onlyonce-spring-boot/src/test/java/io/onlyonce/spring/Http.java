@@ -11,7 +11,7 @@ import java.util.Base64;
 /** A real HTTP client against the started server. */
 public final class Http {
 
-    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(30)).build();
 
     private final int port;
 

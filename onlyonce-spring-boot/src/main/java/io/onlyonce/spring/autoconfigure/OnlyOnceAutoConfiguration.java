@@ -9,6 +9,10 @@ import io.onlyonce.engine.IdempotencyListener;
 import io.onlyonce.memory.InMemoryIdempotencyStore;
 import io.onlyonce.memory.InMemoryTokenStore;
 import io.onlyonce.memory.InMemoryWindowStore;
+import io.onlyonce.spring.Idempotent;
+import io.onlyonce.spring.method.IdempotentInvocationInterceptor;
+import io.onlyonce.spring.method.MethodSettings;
+import io.onlyonce.spring.method.WebInvocations;
 import io.onlyonce.spring.metrics.MicrometerOutcomeRecorder;
 import io.onlyonce.spring.metrics.OnlyOnceStatistics;
 import io.onlyonce.spring.metrics.OutcomeRecorder;
@@ -27,9 +31,14 @@ import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import org.aopalliance.aop.Advice;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.aop.Advisor;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -38,6 +47,8 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Role;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The engine, the stores (memory by default; Redis and JDBC in their own configurations), the
@@ -199,6 +210,36 @@ public class OnlyOnceAutoConfiguration {
         }
         return new TokenLimits(guardedWindows(windows, properties, breakers), limit.maxRequests(), limit.window(),
                 limit.maxLive(), properties.token().ttl());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    MethodSettings.Factory onlyOnceMethodSettings(IdempotencyConfig defaults, OnlyOnceProperties properties) {
+        return new MethodSettings.Factory(defaults, properties.token().ttl(), properties.key().replayHeaders(),
+                properties.key().maxBodySize().toBytes());
+    }
+
+    /**
+     * The advice of every {@code @Idempotent} method: web handlers go to the servlet side when there
+     * is one, every other bean's methods (services, message listeners) are handled here.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    IdempotentInvocationInterceptor onlyOnceInvocationInterceptor(IdempotencyEngine engine,
+            MethodSettings.Factory settings, OnlyOnceStatistics statistics, ObjectProvider<JsonMapper> json,
+            ObjectProvider<WebInvocations> web) {
+        return new IdempotentInvocationInterceptor(engine, settings, statistics,
+                json.getIfAvailable(() -> JsonMapper.builder().build()), web.getIfAvailable());
+    }
+
+    /** Applies the advice to every {@code @Idempotent} method, through Spring's auto-proxying. */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    @ConditionalOnMissingBean(name = IdempotentMethodValidator.ADVISOR_BEAN_NAME)
+    static Advisor onlyOnceAdvisor(ObjectProvider<IdempotentInvocationInterceptor> interceptor) {
+        Advice lazy = (org.aopalliance.intercept.MethodInterceptor) invocation -> interceptor.getObject().invoke(invocation);
+        // checkInherited: an @Idempotent on an interface method (generated API interfaces) applies too
+        return new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, Idempotent.class, true), lazy);
     }
 
     /**

@@ -1,42 +1,34 @@
 package io.onlyonce.spring.autoconfigure;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
-import io.onlyonce.engine.IdempotencyConfig;
 import io.onlyonce.engine.IdempotencyEngine;
 import io.onlyonce.spring.Idempotent;
 import io.onlyonce.spring.PrincipalResolver;
 import io.onlyonce.spring.dedup.DedupRules;
 import io.onlyonce.spring.dedup.RequestDedupFilter;
+import io.onlyonce.spring.method.MethodSettings;
 import io.onlyonce.spring.metrics.OnlyOnceStatistics;
 import io.onlyonce.spring.web.IdempotentMethodInterceptor;
-import io.onlyonce.spring.web.IdempotentMethodValidator;
-import io.onlyonce.spring.web.TokenLimits;
-import io.onlyonce.spring.web.MethodSettings;
 import io.onlyonce.spring.web.OnlyOnceExceptionHandler;
 import io.onlyonce.spring.web.OnlyOnceFilter;
 import io.onlyonce.spring.web.OnlyOnceProblems;
 import io.onlyonce.spring.web.ServletPrincipalResolver;
 import io.onlyonce.spring.web.TokenEndpoint;
 import io.onlyonce.spring.web.TokenHandlerInterceptor;
+import io.onlyonce.spring.web.TokenLimits;
 import io.onlyonce.store.IdempotencyStore;
 import io.onlyonce.token.TokenService;
 import io.onlyonce.window.WindowStore;
-import org.aopalliance.aop.Advice;
-import org.springframework.aop.Advisor;
-import org.springframework.aop.support.DefaultPointcutAdvisor;
-import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.ServletRequestListener;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
-import jakarta.servlet.DispatcherType;
-import jakarta.servlet.ServletRequestListener;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.web.servlet.ServletListenerRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Role;
 import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
@@ -90,29 +82,12 @@ class OnlyOnceWebConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    MethodSettings.Factory onlyOnceMethodSettings(IdempotencyConfig defaults, OnlyOnceProperties properties) {
-        return new MethodSettings.Factory(defaults, properties.token().ttl(), properties.key().replayHeaders(),
-                properties.key().maxBodySize().toBytes());
-    }
-
-    @Bean
-    @ConditionalOnMissingBean
     IdempotentMethodInterceptor onlyOnceMethodInterceptor(IdempotencyEngine engine, ObjectProvider<IdempotencyStore> stores,
             TokenService tokens, PrincipalResolver principals, MethodSettings.Factory settings,
             OnlyOnceStatistics statistics, OnlyOnceProperties properties) {
         IdempotencyStore store = OnlyOnceAutoConfiguration.requireStore(stores, IdempotencyStore.class, properties);
         return new IdempotentMethodInterceptor(engine, store, tokens, principals, settings, statistics,
                 properties.principalRequired(), properties.key().header());
-    }
-
-    /** Applies the interceptor to every {@link Idempotent} method, through Spring's auto-proxying. */
-    @Bean
-    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    @ConditionalOnMissingBean(name = IdempotentMethodValidator.ADVISOR_BEAN_NAME)
-    static Advisor onlyOnceAdvisor(ObjectProvider<IdempotentMethodInterceptor> interceptor) {
-        Advice lazy = (org.aopalliance.intercept.MethodInterceptor) invocation -> interceptor.getObject().invoke(invocation);
-        // checkInherited: an @Idempotent on an interface method (generated API interfaces) applies too
-        return new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, Idempotent.class, true), lazy);
     }
 
     @Bean

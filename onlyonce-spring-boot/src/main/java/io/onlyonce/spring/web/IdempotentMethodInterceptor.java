@@ -3,7 +3,6 @@ package io.onlyonce.spring.web;
 import io.onlyonce.Fingerprint;
 import io.onlyonce.IdempotencyKey;
 import io.onlyonce.InvalidIdempotencyKeyException;
-import io.onlyonce.internal.StrictUtf8;
 import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.StoredResponse;
 import io.onlyonce.engine.Admission;
@@ -12,8 +11,11 @@ import io.onlyonce.engine.IdempotencyConfig;
 import io.onlyonce.engine.IdempotencyEngine;
 import io.onlyonce.engine.Outcome;
 import io.onlyonce.engine.StoreFailurePolicy;
+import io.onlyonce.internal.StrictUtf8;
 import io.onlyonce.spring.Idempotent;
 import io.onlyonce.spring.PrincipalResolver;
+import io.onlyonce.spring.method.MethodSettings;
+import io.onlyonce.spring.method.WebInvocations;
 import io.onlyonce.spring.metrics.OutcomeRecorder;
 import io.onlyonce.store.IdempotencyRecord;
 import io.onlyonce.store.IdempotencyStore;
@@ -26,23 +28,26 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
+import org.springframework.aop.support.AopUtils;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.stereotype.Controller;
 import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
 
 /**
- * Runs around every {@link Idempotent} handler method, after its arguments were bound and before
- * its body runs: claims the key (KEY) or consumes the token (TOKEN), and either rejects the request
+ * Runs around every {@link Idempotent} Spring MVC handler method called within a request (see
+ * {@link io.onlyonce.spring.method.IdempotentInvocationInterceptor}), after its arguments were bound
+ * and before its body runs: claims the key (KEY) or consumes the token (TOKEN), and either rejects the request
  * (replay, 409, 422, 503...) or lets the method run with its response captured by
  * {@link OnlyOnceFilter}. Never stores anything for a request it rejects.
  */
-public final class IdempotentMethodInterceptor implements MethodInterceptor {
+public final class IdempotentMethodInterceptor implements WebInvocations {
 
     /** Prefix of the key under which a token request's result is kept, to answer its duplicates. */
     static final String TOKEN_RESULT_PREFIX = "token:";
@@ -56,6 +61,7 @@ public final class IdempotentMethodInterceptor implements MethodInterceptor {
     private final boolean principalRequired;
     private final String keyHeader;
     private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
+    private final Map<Class<?>, Boolean> controllers = new java.util.concurrent.ConcurrentHashMap<>();
 
     public IdempotentMethodInterceptor(IdempotencyEngine engine, IdempotencyStore store, TokenService tokens,
             PrincipalResolver principals, MethodSettings.Factory settings, OutcomeRecorder recorder,
@@ -68,6 +74,17 @@ public final class IdempotentMethodInterceptor implements MethodInterceptor {
         this.recorder = recorder;
         this.principalRequired = principalRequired;
         this.keyHeader = keyHeader;
+    }
+
+    /** Whether the call is a Spring MVC handler method (a bean of a {@code @Controller} class) within a servlet request. */
+    @Override
+    public boolean handles(MethodInvocation invocation) {
+        if (!(RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes)) {
+            return false;
+        }
+        Object target = invocation.getThis();
+        Class<?> type = target == null ? invocation.getMethod().getDeclaringClass() : AopUtils.getTargetClass(target);
+        return controllers.computeIfAbsent(type, t -> AnnotatedElementUtils.hasAnnotation(t, Controller.class));
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.onlyonce.spring.web;
 
 import io.onlyonce.spring.Idempotent;
+import io.onlyonce.spring.method.MethodSettings;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
@@ -22,20 +23,21 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationContextAware;
 import org.springframework.context.EnvironmentAware;
-import org.springframework.core.env.Environment;
-import org.springframework.web.context.WebApplicationContext;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.env.Environment;
 import org.springframework.http.HttpEntity;
 import org.springframework.stereotype.Controller;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
+import org.springframework.web.context.WebApplicationContext;
 
 /**
  * Fails start-up, instead of silently not protecting a method or answering every request with 500,
  * when {@link Idempotent} sits where the proxy cannot reach it (a private, static or final method, a
- * final class), outside a Spring MVC controller, in an application that is not a servlet web
- * application, on a method that streams its answer ({@code ResponseBodyEmitter},
+ * final class), on a web handler of an application that is not a servlet web application, on a
+ * method of another bean without a key expression (or with the TOKEN strategy, or returning a
+ * future), on a method that streams its answer ({@code ResponseBodyEmitter},
  * {@code StreamingResponseBody}, a reactive {@code Publisher}: such answers cannot be stored), with
  * an unparsable retention, lease or key expression, or with the TOKEN strategy while tokens are
  * disabled. Asynchronous single answers ({@code CompletableFuture}, {@code DeferredResult},
@@ -87,9 +89,9 @@ public final class IdempotentMethodValidator implements BeanPostProcessor, BeanF
                         + " uses the TOKEN strategy, but one-time tokens are disabled (onlyonce.token.enabled=false)");
             }
         }, IdempotentMethodValidator::isIdempotent);
-        if (annotated[0] && !servlet) {
-            problems.add(0, "@Idempotent needs a Spring MVC (servlet) web application, and this application is not one;"
-                    + " its methods would run unprotected");
+        if (annotated[0] && !servlet && AnnotatedElementUtils.hasAnnotation(type, Controller.class)) {
+            problems.add(0, "@Idempotent on a web handler needs a Spring MVC (servlet) web application, and this"
+                    + " application is not one; its methods would run unprotected");
         }
         if (!problems.isEmpty()) {
             throw new BeanInitializationException("@Idempotent cannot apply in bean '" + beanName + "': "
@@ -127,7 +129,7 @@ public final class IdempotentMethodValidator implements BeanPostProcessor, BeanF
 
     private void verifyAdvised(String beanName, Object bean, Class<?> type) {
         ConfigurableListableBeanFactory factory = beanFactory;
-        if (factory == null || !servlet) {
+        if (factory == null) {
             return;
         }
         Advisor advisor = factory.containsBean(ADVISOR_BEAN_NAME) ? factory.getBean(ADVISOR_BEAN_NAME, Advisor.class) : null;
@@ -165,16 +167,28 @@ public final class IdempotentMethodValidator implements BeanPostProcessor, BeanF
         if (Modifier.isFinal(type.getModifiers())) {
             problems.add(name + " is in a final class");
         }
-        if (!AnnotatedElementUtils.hasAnnotation(type, Controller.class)) {
-            problems.add(name + " is not in a Spring MVC @Controller");
-        }
+        boolean controller = AnnotatedElementUtils.hasAnnotation(type, Controller.class);
         Idempotent idempotent = AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
+        if (!controller && idempotent != null) {
+            if (idempotent.strategy() == Idempotent.Strategy.TOKEN) {
+                problems.add(name + " uses the TOKEN strategy, which only web handlers can (a token comes with a request)");
+            } else if (idempotent.key().isBlank()) {
+                problems.add(name + " is not a web handler, so its key must come from its arguments:"
+                        + " set @Idempotent(key = \"#argument...\")");
+            }
+            Class<?> returned = method.getReturnType();
+            if (java.util.concurrent.CompletionStage.class.isAssignableFrom(returned)
+                    || java.util.concurrent.Future.class.isAssignableFrom(returned)) {
+                problems.add(name + " returns " + returned.getSimpleName()
+                        + ": outside a web request only results returned directly can be stored");
+            }
+        }
         if (idempotent != null) {
             for (String problem : MethodSettings.problems(idempotent)) {
                 problems.add(name + ": " + problem);
             }
         }
-        if (idempotent != null && idempotent.strategy() == Idempotent.Strategy.TOKEN) {
+        if (controller && idempotent != null && idempotent.strategy() == Idempotent.Strategy.TOKEN) {
             for (String unknown : TokenScopes.unknownPlaceholders(idempotent.scope(), type, method)) {
                 problems.add(name + " has token scope placeholder {" + unknown + "}, which is not a path variable of its mapping");
             }

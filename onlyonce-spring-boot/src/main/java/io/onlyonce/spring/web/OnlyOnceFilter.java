@@ -27,8 +27,8 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.web.filter.OncePerRequestFilter;
-import tools.jackson.databind.json.JsonMapper;
 import org.springframework.web.util.WebUtils;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Wraps each request so that an {@code @Idempotent} handler can fingerprint its whole body (see

@@ -2,11 +2,11 @@ package io.onlyonce.spring.web;
 
 import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.internal.StrictUtf8;
-import java.time.Duration;
 import io.onlyonce.spring.PrincipalResolver;
 import io.onlyonce.token.IssuedToken;
 import io.onlyonce.token.TokenService;
 import jakarta.servlet.http.HttpServletRequest;
+import java.time.Duration;
 import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpStatus;

@@ -277,7 +277,7 @@ class IdempotentStartupValidationTest {
                 .run(context -> {
                     assertThat(context).hasFailed();
                     assertThat(context.getStartupFailure())
-                            .hasStackTraceContaining("@Idempotent needs a Spring MVC (servlet) web application");
+                            .hasStackTraceContaining("@Idempotent on a web handler needs a Spring MVC (servlet) web application");
                 });
         new ReactiveWebApplicationContextRunner().withConfiguration(OnlyOnceAutoConfigurationTest.ONLYONCE)
                 .withPropertyValues(OnlyOnceAutoConfigurationTest.SECRET)
@@ -285,7 +285,7 @@ class IdempotentStartupValidationTest {
                 .run(context -> {
                     assertThat(context).hasFailed();
                     assertThat(context.getStartupFailure())
-                            .hasStackTraceContaining("@Idempotent needs a Spring MVC (servlet) web application");
+                            .hasStackTraceContaining("@Idempotent on a web handler needs a Spring MVC (servlet) web application");
                 });
         new ApplicationContextRunner().withConfiguration(OnlyOnceAutoConfigurationTest.ONLYONCE)
                 .withPropertyValues(OnlyOnceAutoConfigurationTest.SECRET)
@@ -293,12 +293,71 @@ class IdempotentStartupValidationTest {
     }
 
     @Test
-    void aMethodOutsideAControllerFailsStartUp() {
+    void aMethodOfAnotherBeanWithoutAKeyExpressionFailsStartUp() {
         web.withBean(OrderService.class).run(context -> {
             assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure())
-                    .hasStackTraceContaining("OrderService.placeOrder is not in a Spring MVC @Controller");
+            assertThat(context.getStartupFailure()).hasStackTraceContaining(
+                    "OrderService.placeOrder is not a web handler, so its key must come from its arguments");
         });
+    }
+
+    @Service
+    static class ReceiptService {
+        final java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+
+        @Idempotent(key = "#orderNo")
+        public java.util.List<String> receipt(String orderNo) {
+            return java.util.List.of(orderNo, "run " + runs.incrementAndGet());
+        }
+
+        @Idempotent(strategy = Idempotent.Strategy.TOKEN, key = "#orderNo")
+        public String byToken(String orderNo) {
+            return orderNo;
+        }
+
+        @Idempotent(key = "#orderNo")
+        public CompletableFuture<String> later(String orderNo) {
+            return CompletableFuture.completedFuture(orderNo);
+        }
+    }
+
+    @Service
+    static class GoodService {
+        private final java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+
+        public int runs() {
+            return runs.get();
+        }
+
+        @Idempotent(key = "#orderNo")
+        public java.util.List<String> receipt(String orderNo) {
+            return java.util.List.of(orderNo, "run " + runs.incrementAndGet());
+        }
+    }
+
+    @Test
+    void aServiceMethodWithTheTokenStrategyOrAFutureFailsStartUp() {
+        web.withBean(ReceiptService.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure())
+                    .hasStackTraceContaining("ReceiptService.byToken uses the TOKEN strategy, which only web handlers can")
+                    .hasStackTraceContaining("ReceiptService.later returns CompletableFuture");
+        });
+    }
+
+    @Test
+    void aServiceMethodIsIdempotentInAnApplicationWithoutTheWeb() {
+        new ApplicationContextRunner().withConfiguration(OnlyOnceAutoConfigurationTest.ONLYONCE)
+                .withPropertyValues(OnlyOnceAutoConfigurationTest.SECRET)
+                .withBean(GoodService.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    GoodService service = context.getBean(GoodService.class);
+                    assertThat(service.receipt("o-1")).containsExactly("o-1", "run 1");
+                    assertThat(service.receipt("o-1")).as("the stored result, deserialised").containsExactly("o-1", "run 1");
+                    assertThat(service.receipt("o-2")).containsExactly("o-2", "run 2");
+                    assertThat(service.runs()).isEqualTo(2);
+                });
     }
 
     @Test

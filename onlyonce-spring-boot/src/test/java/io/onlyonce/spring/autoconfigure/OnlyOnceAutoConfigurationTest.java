@@ -100,11 +100,13 @@ class OnlyOnceAutoConfigurationTest {
     }
 
     @Test
-    void withoutAWebApplicationOnlyTheEngineIsConfigured() {
+    void withoutAWebApplicationTheEngineAndTheAdviceForServiceMethodsAreConfigured() {
         new ApplicationContextRunner().withConfiguration(ONLYONCE).withPropertyValues(SECRET).run(context -> {
             assertThat(context).hasSingleBean(IdempotencyEngine.class).hasSingleBean(TokenService.class)
+                    .hasSingleBean(io.onlyonce.spring.method.IdempotentInvocationInterceptor.class)
+                    .hasBean("onlyOnceAdvisor")
                     .doesNotHaveBean(IdempotentMethodInterceptor.class)
-                    .doesNotHaveBean("onlyOnceAdvisor");
+                    .doesNotHaveBean("onlyOnceFilter");
         });
     }
 

@@ -1,4 +1,4 @@
-package io.onlyonce.spring.web;
+package io.onlyonce.spring.method;
 
 import io.onlyonce.engine.IdempotencyConfig;
 import io.onlyonce.engine.ResponsePolicy;

@@ -1,0 +1,170 @@
+package io.onlyonce.spring.method;
+
+import io.onlyonce.Fingerprint;
+import io.onlyonce.IdempotencyKey;
+import io.onlyonce.InvalidIdempotencyKeyException;
+import io.onlyonce.StoredResponse;
+import io.onlyonce.engine.Admission;
+import io.onlyonce.engine.Execution;
+import io.onlyonce.engine.IdempotencyEngine;
+import io.onlyonce.engine.Outcome;
+import io.onlyonce.spring.IdempotencyRefusedException;
+import io.onlyonce.spring.Idempotent;
+import io.onlyonce.spring.metrics.OutcomeRecorder;
+import java.lang.reflect.Method;
+import java.lang.reflect.Type;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+import org.springframework.context.expression.MethodBasedEvaluationContext;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.ParameterNameDiscoverer;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JavaType;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The advice of every {@link Idempotent} method. A Spring MVC handler called within a request goes
+ * to the {@link WebInvocations} (HTTP answers, replays, problems); any other call (a service method,
+ * a {@code @RabbitListener}) is handled here, as AWS Powertools' idempotency utility handles a
+ * function: the key comes from the arguments ({@link Idempotent#key()}, SpEL), the fingerprint is the
+ * arguments as canonical JSON, the return value is stored as JSON and returned again, deserialised to
+ * the method's return type, to every later call with the same key. The same lease, in-progress and
+ * store-failure rules apply as over HTTP; a refused call throws {@link IdempotencyRefusedException}
+ * (or {@link io.onlyonce.StoreUnavailableException} under STRICT). Thread-safe.
+ */
+public final class IdempotentInvocationInterceptor implements MethodInterceptor {
+
+    /** The layer name under which method calls are counted. */
+    public static final String LAYER = OutcomeRecorder.LAYER_BUSINESS;
+
+    private final IdempotencyEngine engine;
+    private final MethodSettings.Factory settings;
+    private final OutcomeRecorder recorder;
+    private final JsonMapper json;
+    private final @Nullable WebInvocations web;
+    private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
+    private final Map<Method, JavaType> returnTypes = new ConcurrentHashMap<>();
+
+    public IdempotentInvocationInterceptor(IdempotencyEngine engine, MethodSettings.Factory settings,
+            OutcomeRecorder recorder, JsonMapper json, @Nullable WebInvocations web) {
+        this.engine = engine;
+        this.settings = settings;
+        this.recorder = recorder;
+        this.json = json;
+        this.web = web;
+    }
+
+    @Override
+    public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+        WebInvocations handlers = web;
+        if (handlers != null && handlers.handles(invocation)) {
+            return handlers.invoke(invocation);
+        }
+        return call(invocation);
+    }
+
+    private @Nullable Object call(MethodInvocation invocation) throws Throwable {
+        Method method = invocation.getMethod();
+        MethodSettings methodSettings = settings.forMethod(method);
+        String endpoint = endpoint(method);
+        IdempotencyKey key = key(invocation, methodSettings, endpoint);
+        Admission admission = engine.admit(key, fingerprint(invocation), methodSettings.config());
+        if (admission instanceof Admission.Decided decided) {
+            return decided(decided.outcome(), key, method, endpoint);
+        }
+        Execution execution = ((Admission.Admitted) admission).execution();
+        recorder.record(LAYER, execution.isProtected() ? "executed" : "store_error", endpoint);
+        Object result;
+        try {
+            result = invocation.proceed();
+        } catch (Throwable failure) {
+            execution.fail(failure);
+            throw failure;
+        }
+        byte[] body;
+        try {
+            body = method.getReturnType() == void.class || result == null ? new byte[0] : json.writeValueAsBytes(result);
+        } catch (JacksonException notJson) {
+            execution.completeWithoutResponse(200);
+            return result;
+        }
+        execution.complete(new StoredResponse(200, List.of(new StoredResponse.Header("Content-Type", "application/json")), body));
+        return result;
+    }
+
+    private @Nullable Object decided(Outcome outcome, IdempotencyKey key, Method method, String endpoint) {
+        if (outcome instanceof Outcome.Replayed replayed) {
+            recorder.record(LAYER, "replayed", endpoint);
+            byte[] body = replayed.response().body();
+            if (method.getReturnType() == void.class || body.length == 0) {
+                return null;
+            }
+            JavaType type = returnTypes.computeIfAbsent(method,
+                    m -> json.getTypeFactory().constructType((Type) m.getGenericReturnType()));
+            return json.readValue(body, type);
+        }
+        if (outcome instanceof Outcome.InProgress inProgress) {
+            recorder.record(LAYER, "in_progress", endpoint);
+            throw new IdempotencyRefusedException.InProgress(key.name(), inProgress.retryAfter());
+        }
+        if (outcome instanceof Outcome.FingerprintMismatch) {
+            recorder.record(LAYER, "mismatch", endpoint);
+            throw new IdempotencyRefusedException.KeyReused(key.name());
+        }
+        if (outcome instanceof Outcome.ResponseNotKept) {
+            recorder.record(LAYER, "response_not_kept", endpoint);
+            throw new IdempotencyRefusedException.ResultNotKept(key.name());
+        }
+        recorder.record(LAYER, "store_error", endpoint);
+        throw ((Outcome.StoreUnavailable) outcome).cause();
+    }
+
+    private IdempotencyKey key(MethodInvocation invocation, MethodSettings methodSettings, String endpoint) {
+        if (methodSettings.keyExpression() == null) {
+            throw new IllegalStateException("@Idempotent outside a web request needs a key expression: " + invocation.getMethod());
+        }
+        MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(
+                invocation.getThis(), invocation.getMethod(), invocation.getArguments(), parameterNames);
+        Object value = methodSettings.keyExpression().getValue(context);
+        if (value == null || value.toString().isBlank()) {
+            recorder.record(LAYER, "missing_key", endpoint);
+            throw new InvalidIdempotencyKeyException("the key expression '" + methodSettings.annotation().key()
+                    + "' of " + endpoint + " gave no value");
+        }
+        return new IdempotencyKey(scope(endpoint), IdempotencyKey.derivedName(value.toString()));
+    }
+
+    /** {@code method Class#name}: the record scope of a method call, hashed when too long for a scope. */
+    private static String scope(String endpoint) {
+        String scope = "method " + endpoint;
+        return scope.length() <= IdempotencyKey.MAX_SCOPE_LENGTH ? scope : "method " + IdempotencyKey.derivedName(scope);
+    }
+
+    private static String endpoint(Method method) {
+        return method.getDeclaringClass().getName() + "#" + method.getName();
+    }
+
+    /**
+     * The arguments as canonical JSON, each one on its own; an argument that is not JSON (a channel,
+     * a connection) counts by its type only.
+     */
+    private Fingerprint fingerprint(MethodInvocation invocation) {
+        Fingerprint.Builder builder = Fingerprint.builder().add(endpoint(invocation.getMethod()));
+        for (Object argument : invocation.getArguments()) {
+            if (argument == null) {
+                builder.add("null");
+                continue;
+            }
+            try {
+                builder.addJson(json.writeValueAsBytes(argument));
+            } catch (JacksonException notJson) {
+                builder.add("type:" + argument.getClass().getName());
+            }
+        }
+        return builder.build();
+    }
+}

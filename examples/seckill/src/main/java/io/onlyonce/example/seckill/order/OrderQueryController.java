@@ -2,7 +2,9 @@ package io.onlyonce.example.seckill.order;
 
 import io.onlyonce.example.seckill.auth.CurrentUser;
 import io.onlyonce.example.seckill.db.Retries;
+import io.onlyonce.example.seckill.payment.PaymentService;
 import java.util.List;
+import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.security.core.annotation.AuthenticationPrincipal;
 import org.springframework.security.oauth2.jwt.Jwt;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -20,14 +22,25 @@ import org.springframework.web.bind.annotation.RestController;
 public class OrderQueryController {
 
     private final OrderService orders;
+    private final PaymentService payments;
+    private final JdbcClient jdbc;
 
-    public OrderQueryController(OrderService orders) {
+    public OrderQueryController(OrderService orders, PaymentService payments, JdbcClient jdbc) {
         this.orders = orders;
+        this.payments = payments;
+        this.jdbc = jdbc;
     }
 
+    /** The order with its payments and, once shipped, its shipment number. */
     @GetMapping("/api/orders/{orderNo}")
     public OrderView get(@PathVariable String orderNo, @AuthenticationPrincipal Jwt jwt) {
-        return OrderView.of(orders.get(CurrentUser.of(jwt), orderNo));
+        Order order = orders.get(CurrentUser.of(jwt), orderNo);
+        List<OrderView.PaymentView> paid = payments.payments(order.orderNo()).stream()
+                .map(p -> new OrderView.PaymentView(p.tradeNo(), p.amount(), p.outcome().name()))
+                .toList();
+        String shipmentNo = jdbc.sql("SELECT shipment_no FROM shipments WHERE order_no = ?").param(order.orderNo())
+                .query(String.class).optional().orElse(null);
+        return OrderView.of(order, paid, shipmentNo);
     }
 
     /** The newest orders first, at most {@code limit} (1 to 100, default 20). */

@@ -16,9 +16,11 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * {@code POST /api/payments/callback}: the payment platform's notification, outside the JWT (the
  * platform signs the body instead: {@code X-Signature}, else 401). Answers 200
- * {@code {"result":"SUCCESS",...}} to the first and to every repeated delivery (so the platform
- * stops resending), 400 when the amount differs, 404 for an unknown order, 409 when the order was
- * cancelled (the payment is then recorded for a refund).
+ * {@code {"result":"SUCCESS",...}} to the first and to every repeated delivery of a payment (so the
+ * platform stops resending), with {@code outcome} PAID for the payment that paid the order and
+ * REFUND for a further, distinct payment of a paid order; 400 when the amount differs, 404 for an
+ * unknown order, 409 when the order was cancelled (the payment is recorded for a refund) or when the
+ * trade number was notified for another order.
  */
 @RestController
 public class PaymentCallbackController {
@@ -36,12 +38,15 @@ public class PaymentCallbackController {
     /**
      * The acknowledgement.
      *
-     * @param result always {@code SUCCESS}
+     * @param result always {@code SUCCESS}: the notice was received and recorded, do not resend it
      * @param orderNo the order
      * @param status its status now
-     * @param duplicate whether this notice had been handled before (nothing changed)
+     * @param outcome what became of this payment: {@code PAID} (it paid the order) or {@code REFUND}
+     *     (a further payment of a paid order, recorded to be refunded)
+     * @param duplicate whether this payment had been notified before (nothing changed)
      */
-    public record Acknowledgement(String result, String orderNo, OrderStatus status, boolean duplicate) {
+    public record Acknowledgement(String result, String orderNo, OrderStatus status, PaymentService.Outcome outcome,
+            boolean duplicate) {
     }
 
     @PostMapping("/api/payments/callback")
@@ -53,11 +58,12 @@ public class PaymentCallbackController {
         }
         PaymentNotice notice = parse(raw);
         PaymentService.Handled handled = Retries.transientFailures(() -> payments.handle(notice));
-        if (handled.result() == PaymentService.Result.CANCELLED) {
+        if (handled.result() == PaymentService.Result.CANCELLED
+                || (handled.result() == PaymentService.Result.REPEATED && handled.order().status() == OrderStatus.CANCELLED)) {
             throw ApiException.aboutOrder(AppProblem.ORDER_CANCELLED, handled.order().orderNo());
         }
-        return new Acknowledgement("SUCCESS", handled.order().orderNo(), handled.order().status(),
-                handled.result() == PaymentService.Result.ALREADY_PAID);
+        return new Acknowledgement("SUCCESS", handled.order().orderNo(), handled.order().status(), handled.outcome(),
+                handled.result() == PaymentService.Result.REPEATED);
     }
 
     private PaymentNotice parse(byte[] raw) {

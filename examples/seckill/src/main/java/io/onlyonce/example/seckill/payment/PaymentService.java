@@ -9,8 +9,12 @@ import io.onlyonce.example.seckill.stats.DataLayerCounters;
 import io.onlyonce.example.seckill.web.ApiException;
 import io.onlyonce.example.seckill.web.AppProblem;
 import io.onlyonce.example.seckill.web.RequestIdFilter;
+import java.math.BigDecimal;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import org.slf4j.MDC;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Service;
@@ -18,11 +22,14 @@ import org.springframework.transaction.annotation.Isolation;
 import org.springframework.transaction.annotation.Transactional;
 
 /**
- * Payment notifications, idempotent twice over (seed 003 §5.1): the order row is locked first, so
- * notices of one order are handled one after the other; a notice already recorded
- * ({@code outTradeNo + "_pay_callback"}, unique) changes nothing; and UNPAID → PAID is a
- * conditional UPDATE that succeeds once. A payment for a cancelled order is recorded for a refund
- * (once) and answered 409.
+ * Payment notifications. A payment platform can charge a user twice (two channels, a user who paid
+ * twice), and notifies each payment, possibly many times. Every distinct payment ({@code tradeNo})
+ * is recorded exactly once ({@code payment_notifications.notification_id = tradeNo + "_pay_callback"}
+ * and {@code trade_no} UNIQUE, seed 003 §5.1): the first payment of an UNPAID order pays it (the
+ * state machine's conditional UPDATE, once) and sends "order paid" through the outbox in the same
+ * transaction; each further payment of a paid or cancelled order becomes a refund row, once. A
+ * repeated notice of a payment already recorded changes nothing. The order row is locked first, so
+ * the notices of one order are handled one after the other.
  */
 @Service
 public class PaymentService {
@@ -32,21 +39,43 @@ public class PaymentService {
 
     /** What a notice did. */
     public enum Result {
-        /** This notice paid the order. */
+        /** This payment paid the order. */
         PAID,
-        /** The order was already paid by this notice's earlier delivery: nothing changed. */
-        ALREADY_PAID,
-        /** The order was cancelled: the payment is recorded for a refund. */
-        CANCELLED
+        /** A further payment of a paid order: recorded for a refund. */
+        REFUND,
+        /** A payment of a cancelled order: recorded for a refund. */
+        CANCELLED,
+        /** This payment had been notified before: nothing changed. */
+        REPEATED
+    }
+
+    /** What became of one payment. */
+    public enum Outcome {
+        /** It paid the order. */
+        PAID,
+        /** It is to be refunded. */
+        REFUND
+    }
+
+    /**
+     * One payment of an order.
+     *
+     * @param tradeNo the platform's payment id
+     * @param amount what was paid
+     * @param outcome PAID or REFUND
+     * @param receivedAt when its first notice arrived
+     */
+    public record Payment(String tradeNo, BigDecimal amount, Outcome outcome, Instant receivedAt) {
     }
 
     /**
      * The answer to a notice.
      *
-     * @param result what happened
+     * @param result what this notice did
+     * @param outcome what became of its payment
      * @param order the order afterwards
      */
-    public record Handled(Result result, Order order) {
+    public record Handled(Result result, Outcome outcome, Order order) {
     }
 
     private final OrderRepository orders;
@@ -73,30 +102,60 @@ public class PaymentService {
         if (order.amount().compareTo(notice.amount()) != 0) {
             throw ApiException.aboutOrder(AppProblem.AMOUNT_MISMATCH, order.orderNo());
         }
-        String notificationId = order.orderNo() + NOTIFICATION_SUFFIX;
+        Optional<Handled> repeated = repeated(notice, order);
+        if (repeated.isPresent()) {
+            return repeated.get();
+        }
         Instant now = clock.instant();
+        Outcome outcome = order.status() == OrderStatus.UNPAID ? Outcome.PAID : Outcome.REFUND;
         boolean recorded = dialect.insertIfAbsent(jdbc, "payment_notifications",
                 "notification_id, order_no, trade_no, amount, outcome, received_at", "?, ?, ?, ?, ?, ?",
-                notificationId, order.orderNo(), notice.tradeNo(), notice.amount(),
-                order.status() == OrderStatus.CANCELLED ? "REFUND" : "PAID", now.toEpochMilli());
+                notice.tradeNo() + NOTIFICATION_SUFFIX, order.orderNo(), notice.tradeNo(), notice.amount(),
+                outcome.name(), now.toEpochMilli());
         if (!recorded) {
-            counters.record(DataLayerCounters.REPEATED_PAYMENT_CALLBACK, ENDPOINT);
-            return new Handled(order.status() == OrderStatus.CANCELLED ? Result.CANCELLED : Result.ALREADY_PAID, order);
+            // the same trade number, notified for another order at this very moment
+            return repeated(notice, order).orElseThrow(
+                    () -> new ApiException(AppProblem.TRADE_NO_CONFLICT, Map.of("tradeNo", notice.tradeNo()), notice.tradeNo()));
         }
-        if (order.status() == OrderStatus.CANCELLED) {
+        if (outcome == Outcome.REFUND) {
             dialect.insertIfAbsent(jdbc, "refunds", "order_no, trade_no, amount, status, created_at", "?, ?, ?, ?, ?",
                     order.orderNo(), notice.tradeNo(), notice.amount(), "PENDING", now.toEpochMilli());
-            counters.record(DataLayerCounters.PAYMENT_FOR_CANCELLED_ORDER, ENDPOINT);
-            return new Handled(Result.CANCELLED, order);
+            boolean cancelled = order.status() == OrderStatus.CANCELLED;
+            counters.record(cancelled ? DataLayerCounters.PAYMENT_FOR_CANCELLED_ORDER
+                    : DataLayerCounters.SECOND_PAYMENT_REFUNDED, ENDPOINT);
+            return new Handled(cancelled ? Result.CANCELLED : Result.REFUND, Outcome.REFUND, order);
         }
         if (!orders.markPaid(order.orderNo(), notice.tradeNo(), now)) {
-            // already PAID (the row lock makes any other state impossible here)
-            return new Handled(Result.ALREADY_PAID, orders.find(order.orderNo()).orElseThrow());
+            throw new IllegalStateException("order " + order.orderNo() + " is locked and UNPAID, yet could not be marked paid");
         }
         Order paid = orders.find(order.orderNo()).orElseThrow();
         String requestId = MDC.get(RequestIdFilter.MDC_KEY);
         events.orderPaid(new OrderEvents.OrderPaid(paid.orderNo(), paid.businessId(), paid.userId(), paid.amount(),
                 notice.tradeNo(), now, paid.orderNo() + "_paid", requestId == null ? "" : requestId));
-        return new Handled(Result.PAID, paid);
+        return new Handled(Result.PAID, Outcome.PAID, paid);
+    }
+
+    /** The earlier notice of this payment, if there was one: a repeat, or a trade number of another order. */
+    private Optional<Handled> repeated(PaymentNotice notice, Order order) {
+        List<Map<String, Object>> earlier = jdbc.sql("SELECT order_no, outcome FROM payment_notifications WHERE trade_no = ?")
+                .param(notice.tradeNo()).query().listOfRows();
+        if (earlier.isEmpty()) {
+            return Optional.empty();
+        }
+        if (!order.orderNo().equals(earlier.get(0).get("order_no"))) {
+            throw new ApiException(AppProblem.TRADE_NO_CONFLICT, Map.of("tradeNo", notice.tradeNo()), notice.tradeNo());
+        }
+        counters.record(DataLayerCounters.REPEATED_PAYMENT_CALLBACK, ENDPOINT);
+        Outcome outcome = Outcome.valueOf(String.valueOf(earlier.get(0).get("outcome")));
+        return Optional.of(new Handled(Result.REPEATED, outcome, order));
+    }
+
+    /** Every payment of {@code orderNo}, in the order they arrived. */
+    public List<Payment> payments(String orderNo) {
+        return jdbc.sql("SELECT trade_no, amount, outcome, received_at FROM payment_notifications WHERE order_no = ? ORDER BY id")
+                .param(orderNo)
+                .query((rs, n) -> new Payment(rs.getString("trade_no"), rs.getBigDecimal("amount"),
+                        Outcome.valueOf(rs.getString("outcome")), Instant.ofEpochMilli(rs.getLong("received_at"))))
+                .list();
     }
 }

@@ -18,11 +18,13 @@ public class DataLayerCounters {
     public static final String LIVE_ORDER_CONFLICT = "live_order_conflict";
     /** The optimistic-lock stock UPDATE changed no row. */
     public static final String SOLD_OUT = "sold_out";
-    /** A payment notification already recorded ({@code outTradeNo + "_pay_callback"}). */
+    /** A payment notification already recorded ({@code tradeNo + "_pay_callback"}): a repeat of one payment. */
     public static final String REPEATED_PAYMENT_CALLBACK = "repeated_payment_callback";
+    /** A further, distinct payment of an order already paid: recorded once, to be refunded. */
+    public static final String SECOND_PAYMENT_REFUNDED = "second_payment_refunded";
     /** A cancel of an order already cancelled (the state machine's UPDATE changed no row). */
     public static final String REPEATED_CANCEL = "repeated_cancel";
-    /** A payment that arrived after the order was cancelled, recorded for a refund. */
+    /** A payment that arrived after the order was cancelled, recorded once, to be refunded. */
     public static final String PAYMENT_FOR_CANCELLED_ORDER = "payment_for_cancelled_order";
 
     private final OnlyOnceStatistics statistics;

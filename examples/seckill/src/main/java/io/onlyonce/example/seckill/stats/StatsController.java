@@ -67,11 +67,13 @@ public class StatsController {
      * @param layers layer → outcome → count, as decided by each layer
      * @param duplicatesStopped layer → duplicates it stopped
      * @param orders status → orders in the database, and {@code total}
+     * @param payments distinct payments in the database: {@code paid} (each paid an order) and
+     *     {@code refunds} (further payments of paid or cancelled orders, to be refunded)
      * @param activities stock per flash-sale product
      * @param oversell the oversell check
      */
     public record Stats(Map<String, Map<String, Long>> layers, Map<String, Long> duplicatesStopped,
-            Map<String, Long> orders, List<ActivityStock> activities, OversellCheck oversell) {
+            Map<String, Long> orders, Map<String, Long> payments, List<ActivityStock> activities, OversellCheck oversell) {
     }
 
     @GetMapping("/api/stats")
@@ -92,6 +94,10 @@ public class StatsController {
             total += count;
         }
         orders.put("total", total);
+        Map<String, Long> payments = new LinkedHashMap<>();
+        payments.put("paid", jdbc.sql("SELECT COUNT(*) FROM payment_notifications WHERE outcome = 'PAID'")
+                .query(Long.class).single());
+        payments.put("refunds", jdbc.sql("SELECT COUNT(*) FROM refunds").query(Long.class).single());
         List<ActivityStock> activities = new ArrayList<>(jdbc.sql(
                 "SELECT s.activity_id, s.product_id, s.initial_stock, s.stock, "
                         + "(SELECT COALESCE(SUM(o.quantity), 0) FROM orders o WHERE o.activity_id = s.activity_id "
@@ -112,6 +118,6 @@ public class StatsController {
         long negative = activities.stream().filter(a -> a.stockLeft() < 0).count();
         OversellCheck check = new OversellCheck(inconsistent == 0 && negative == 0 && twoLive == 0, inconsistent,
                 negative, twoLive);
-        return new Stats(layers, duplicates, orders, activities, check);
+        return new Stats(layers, duplicates, orders, payments, activities, check);
     }
 }

@@ -32,7 +32,8 @@ public enum AppProblem {
     ORDER_CONFLICT("order-conflict", HttpStatus.CONFLICT),
     SIGNATURE_INVALID("signature-invalid", HttpStatus.UNAUTHORIZED),
     AMOUNT_MISMATCH("amount-mismatch", HttpStatus.BAD_REQUEST),
-    ORDER_CANCELLED("order-cancelled", HttpStatus.CONFLICT);
+    ORDER_CANCELLED("order-cancelled", HttpStatus.CONFLICT),
+    TRADE_NO_CONFLICT("trade-no-conflict", HttpStatus.CONFLICT);
 
     private final String slug;
     private final HttpStatus status;

@@ -364,7 +364,7 @@ public abstract class AbstractSeckillScenarios {
         });
         assertThat(notices.stream().filter(r -> !r.json().path("duplicate").asBoolean())).hasSize(1);
         assertThat(rows.count("SELECT COUNT(*) FROM payment_notifications WHERE order_no = ?", orderNo)).isEqualTo(1);
-        assertThat(rows.count("SELECT COUNT(*) FROM payment_notifications WHERE notification_id = ?", orderNo + "_pay_callback"))
+        assertThat(rows.count("SELECT COUNT(*) FROM payment_notifications WHERE notification_id = ?", "T-" + orderNo + "_pay_callback"))
                 .isEqualTo(1);
         assertThat(rows.status(orderNo)).isEqualTo("PAID");
         assertThat(counter("data", "repeated_payment_callback") - repeatedBefore).isEqualTo(9);
@@ -377,6 +377,77 @@ public abstract class AbstractSeckillScenarios {
         assertThat(paidCancel.problem()).isEqualTo("order-not-cancellable");
         assertThat(rows.status(orderNo)).isEqualTo("PAID");
         assertThat(rows.productStock(product)).isEqualTo(98);
+    }
+
+    @Test
+    void everyDistinctPaymentIsRecordedOnceTheFirstPaysAndEachFurtherOneIsRefundedOnce() throws Exception {
+        Session buyer = api.login(user("pay2"));
+        long product = rows.createProduct("30.00", 100);
+        String orderNo = api.order(buyer, Api.businessId(buyer), product, 1).text("orderNo");
+        String first = "TA" + orderNo;
+        String second = "TB" + orderNo;
+        String third = "tb" + orderNo;
+        long refundedBefore = counter("data", "second_payment_refunded");
+
+        // two channels notify their payments at once, each several times
+        List<Response> notices = Concurrently.map(24, java.util.stream.IntStream.range(0, 24).boxed().toList(),
+                i -> pay(orderNo, "30.00", i % 3 == 0 ? first : i % 3 == 1 ? second : third));
+
+        assertThat(notices).allSatisfy(r -> {
+            assertThat(r.status()).as(r.toString()).isEqualTo(200);
+            assertThat(r.text("result")).isEqualTo("SUCCESS");
+            assertThat(r.text("status")).isEqualTo("PAID");
+        });
+        assertThat(notices).filteredOn(r -> !r.json().path("duplicate").asBoolean()).as("one first notice per payment").hasSize(3);
+        assertThat(notices).filteredOn(r -> r.text("outcome").equals("PAID")).as("every notice of the paying payment")
+                .hasSize(8);
+        assertThat(rows.count("SELECT COUNT(*) FROM payment_notifications WHERE order_no = ?", orderNo)).isEqualTo(3);
+        assertThat(rows.count("SELECT COUNT(*) FROM payment_notifications WHERE order_no = ? AND outcome = 'PAID'", orderNo))
+                .isEqualTo(1);
+        assertThat(rows.count("SELECT COUNT(*) FROM refunds WHERE order_no = ?", orderNo)).as("trade numbers differ by case too")
+                .isEqualTo(2);
+        assertThat(counter("data", "second_payment_refunded") - refundedBefore).isEqualTo(2);
+        String paidBy = rows.text("SELECT trade_no FROM orders WHERE order_no = ?", orderNo);
+        assertThat(List.of(first, second, third)).contains(paidBy);
+
+        Response order = api.get("/api/orders/" + orderNo, buyer);
+        assertThat(order.json().get("payments")).hasSize(3);
+        List<String> outcomes = new java.util.ArrayList<>();
+        order.json().get("payments").forEach(p -> outcomes.add(p.get("tradeNo").asString() + ":" + p.get("outcome").asString()));
+        assertThat(outcomes).containsExactlyInAnyOrder(first + ":" + (paidBy.equals(first) ? "PAID" : "REFUND"),
+                second + ":" + (paidBy.equals(second) ? "PAID" : "REFUND"), third + ":" + (paidBy.equals(third) ? "PAID" : "REFUND"));
+
+        Response again = pay(orderNo, "30.00", second);
+        assertThat(again.json().path("duplicate").asBoolean()).as("a repeat stays a no-op").isTrue();
+        assertThat(rows.count("SELECT COUNT(*) FROM refunds WHERE order_no = ?", orderNo)).isEqualTo(2);
+        Response stats = api.get("/api/stats", buyer);
+        assertThat(stats.json().get("payments").get("refunds").asLong()).isGreaterThanOrEqualTo(2);
+
+        String otherOrder = api.order(buyer, Api.businessId(buyer), product, 1).text("orderNo");
+        Response stolen = pay(otherOrder, "30.00", first);
+        assertThat(stolen.status()).as("a trade number belongs to one order").isEqualTo(409);
+        assertThat(stolen.problem()).isEqualTo("trade-no-conflict");
+        assertThat(rows.status(otherOrder)).isEqualTo("UNPAID");
+    }
+
+    @Test
+    void paymentsOfACancelledOrderAreEachRefundedOnce() throws Exception {
+        Session buyer = api.login(user("pay3"));
+        long product = rows.createProduct("12.00", 100);
+        String orderNo = api.order(buyer, Api.businessId(buyer), product, 1).text("orderNo");
+        assertThat(api.post("/api/orders/" + orderNo + "/cancel", buyer, null).status()).isEqualTo(200);
+
+        List<Response> notices = Concurrently.map(10, java.util.stream.IntStream.range(0, 10).boxed().toList(),
+                i -> pay(orderNo, "12.00", (i % 2 == 0 ? "TX" : "TY") + orderNo));
+
+        assertThat(notices).allSatisfy(r -> {
+            assertThat(r.status()).isEqualTo(409);
+            assertThat(r.problem()).isEqualTo("order-cancelled");
+        });
+        assertThat(rows.count("SELECT COUNT(*) FROM refunds WHERE order_no = ?", orderNo)).isEqualTo(2);
+        assertThat(rows.count("SELECT COUNT(*) FROM payment_notifications WHERE order_no = ? AND outcome = 'REFUND'", orderNo))
+                .isEqualTo(2);
+        assertThat(rows.status(orderNo)).isEqualTo("CANCELLED");
     }
 
     @Test

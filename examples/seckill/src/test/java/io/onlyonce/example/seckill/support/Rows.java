@@ -26,6 +26,11 @@ public final class Rows {
         return jdbc.sql(sql).params(parameters).query(Long.class).single();
     }
 
+    /** The one text value of a query. */
+    public String text(String sql, Object... parameters) {
+        return jdbc.sql(sql).params(parameters).query(String.class).single();
+    }
+
     /** Row counts of every table a request could change, and the total stock. */
     public Map<String, Long> snapshot() {
         return Map.of(

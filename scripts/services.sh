@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Ensures the local services the test-suite needs are installed and running:
-#   Redis 6379, PostgreSQL 5432, MariaDB 3306 (+ RabbitMQ 5672 when
-#   ONLYONCE_NEED_RABBIT=1), then the 3-node Redis Cluster (scripts/redis-cluster.sh).
+#   Redis 6379, PostgreSQL 5432, MariaDB 3306, RabbitMQ 5672 (skipped with
+#   ONLYONCE_NEED_RABBIT=0), then the 3-node Redis Cluster (scripts/redis-cluster.sh).
 # Idempotent: anything that already answers is left untouched.
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 WAIT_SECS="${ONLYONCE_SERVICE_WAIT_SECS:-60}"
-ONLYONCE_NEED_RABBIT="${ONLYONCE_NEED_RABBIT:-0}"
+ONLYONCE_NEED_RABBIT="${ONLYONCE_NEED_RABBIT:-1}"
 
 log() { echo "[services] $*"; }
 warn() { echo "[services] WARNING: $*" >&2; }
@@ -226,8 +226,7 @@ ensure_rabbitmq() {
     return 0
   fi
   if ! command -v rabbitmq-server >/dev/null 2>&1; then
-    # subshell: an install failure must only be a warning
-    (apt_install rabbitmq-server) || { warn "could not install rabbitmq-server"; return 0; }
+    apt_install rabbitmq-server
   fi
   if ! rabbit_up; then
     log "rabbitmq 5672: starting"
@@ -235,8 +234,14 @@ ensure_rabbitmq() {
   fi
   # RabbitMQ boots slowly; give it more time than the others.
   wait_for "rabbitmq 5672" "$((WAIT_SECS * 2))" rabbit_up ||
-    warn "rabbitmq did not answer on 127.0.0.1:5672 within $((WAIT_SECS * 2))s (see /var/log/rabbitmq/)"
-  return 0
+    die "rabbitmq did not answer on 127.0.0.1:5672 within $((WAIT_SECS * 2))s (see /var/log/rabbitmq/)"
+  # the node answers on 5672 before its applications are up; tests use rabbitmqctl (vhosts)
+  local i
+  for ((i = 0; i < WAIT_SECS; i++)); do
+    rabbitmqctl -q await_startup >/dev/null 2>&1 && break
+    sleep 1
+  done
+  log "rabbitmq: ok"
 }
 
 # ----------------------------------------------------------------------- main
@@ -246,7 +251,7 @@ ensure_mariadb
 if [ "$ONLYONCE_NEED_RABBIT" = "1" ]; then
   ensure_rabbitmq
 else
-  log "rabbitmq: skipped (set ONLYONCE_NEED_RABBIT=1 to enable)"
+  log "rabbitmq: skipped (ONLYONCE_NEED_RABBIT=0)"
 fi
 
 detach_lock bash "$SCRIPT_DIR/redis-cluster.sh"

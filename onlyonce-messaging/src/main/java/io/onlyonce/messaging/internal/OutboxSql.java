@@ -1,0 +1,138 @@
+package io.onlyonce.messaging.internal;
+
+import io.onlyonce.jdbc.JdbcDialect;
+import io.onlyonce.jdbc.internal.InsertIfAbsent;
+import io.onlyonce.jdbc.internal.ServerClock;
+import java.util.Collections;
+
+/**
+ * The statements of the outbox on one database. Every time is the database server's
+ * ({@link ServerClock#nowMillis}), in milliseconds.
+ */
+public final class OutboxSql {
+
+    /** The table. */
+    public static final String TABLE = "onlyonce_message_log";
+    /** The claimable states. */
+    private static final String LIVE = "status IN ('PREPARED', 'SENDING')";
+
+    private final JdbcDialect dialect;
+    private final String now;
+    private final InsertIfAbsent record;
+
+    public OutboxSql(JdbcDialect dialect) {
+        this.dialect = dialect;
+        this.now = ServerClock.nowMillis(dialect);
+        this.record = new InsertIfAbsent(dialect, TABLE,
+                "id, exchange, routing_key, payload, headers, status, attempts, next_attempt_at_ms, created_at_ms",
+                "?, ?, ?, ?, ?, 'PREPARED', 0, " + now + ", " + now);
+    }
+
+    /** Records a message as PREPARED, due now; a duplicate id inserts nothing and aborts nothing. */
+    public InsertIfAbsent record() {
+        return record;
+    }
+
+    /**
+     * Selects and locks the ids of up to {@code ?} due rows, skipping rows other transactions have
+     * locked: PREPARED rows whose time has come, and SENDING rows whose lease has passed.
+     */
+    public String selectDue() {
+        String due = "SELECT id FROM " + TABLE + " WHERE " + LIVE + " AND next_attempt_at_ms <= " + now
+                + " ORDER BY next_attempt_at_ms";
+        return switch (dialect) {
+            case POSTGRESQL, MYSQL -> due + " LIMIT ? FOR UPDATE SKIP LOCKED";
+            case H2 -> due + " FETCH FIRST ? ROWS ONLY FOR UPDATE SKIP LOCKED";
+        };
+    }
+
+    /**
+     * Claims the rows of {@code count} ids that are still due: SENDING under the owner token
+     * (parameter 1) until now plus the lease (parameter 2, ms), one more attempt. The ids follow.
+     */
+    public String claim(int count) {
+        return "UPDATE " + TABLE + " SET status = 'SENDING', sending_owner = ?, sending_since_ms = " + now
+                + ", next_attempt_at_ms = " + now + " + ?, attempts = attempts + 1 WHERE id IN (" + placeholders(count)
+                + ") AND " + LIVE + " AND next_attempt_at_ms <= " + now;
+    }
+
+    /** The rows that the owner token (parameter 1) claimed, among {@code count} ids that follow, oldest first. */
+    public String selectClaimed(int count) {
+        return "SELECT id, exchange, routing_key, payload, headers, attempts FROM " + TABLE
+                + " WHERE sending_owner = ? AND status = 'SENDING' AND id IN (" + placeholders(count) + ")"
+                + " ORDER BY created_at_ms, id";
+    }
+
+    /** Marks the rows of {@code count} ids (after the owner token, parameter 1) SUCCESS, if the owner still holds them. */
+    public String markSent(int count) {
+        return "UPDATE " + TABLE + " SET status = 'SUCCESS', sent_at_ms = " + now + ", next_attempt_at_ms = NULL"
+                + " WHERE sending_owner = ? AND status = 'SENDING' AND id IN (" + placeholders(count) + ")";
+    }
+
+    /**
+     * Puts one row back to PREPARED, due after a backoff: parameters backoff (ms), last error, id,
+     * owner token.
+     */
+    public String markRetry() {
+        return "UPDATE " + TABLE + " SET status = 'PREPARED', next_attempt_at_ms = " + now + " + ?, last_error = ?"
+                + " WHERE id = ? AND sending_owner = ? AND status = 'SENDING'";
+    }
+
+    /** Marks one row FAILED: parameters last error, id, owner token. */
+    public String markFailed() {
+        return "UPDATE " + TABLE + " SET status = 'FAILED', next_attempt_at_ms = NULL, last_error = ?"
+                + " WHERE id = ? AND sending_owner = ? AND status = 'SENDING'";
+    }
+
+    /** Puts one FAILED row (parameter: id) back to PREPARED, due now, attempts 0. */
+    public String resubmit() {
+        return "UPDATE " + TABLE + " SET status = 'PREPARED', attempts = 0, next_attempt_at_ms = " + now
+                + ", sending_owner = NULL WHERE id = ? AND status = 'FAILED'";
+    }
+
+    /**
+     * Deletes one batch of SUCCESS rows sent at least {@code ?} ms ago (parameter 1; again as
+     * parameter 2 on PostgreSQL), at most {@code ?} rows (the last parameter).
+     */
+    public String purgeSent() {
+        String old = "status = 'SUCCESS' AND sent_at_ms <= " + now + " - ?";
+        return switch (dialect) {
+            case POSTGRESQL -> "DELETE FROM " + TABLE + " WHERE " + old + " AND id IN (SELECT id FROM " + TABLE
+                    + " WHERE " + old + " LIMIT ?)";
+            case MYSQL -> "DELETE FROM " + TABLE + " WHERE " + old + " ORDER BY sent_at_ms LIMIT ?";
+            case H2 -> "DELETE FROM " + TABLE + " WHERE " + old + " FETCH FIRST ? ROWS ONLY";
+        };
+    }
+
+    /** Whether {@link #purgeSent} takes its age twice. */
+    public boolean purgeRepeatsAge() {
+        return dialect == JdbcDialect.POSTGRESQL;
+    }
+
+    /** Counts the rows per status. */
+    public String countByStatus() {
+        return "SELECT status, COUNT(*) FROM " + TABLE + " GROUP BY status";
+    }
+
+    /** The FAILED rows, oldest first, at most {@code ?}. */
+    public String selectFailed() {
+        String failed = "SELECT id, exchange, routing_key, status, attempts, last_error, created_at_ms FROM " + TABLE
+                + " WHERE status = 'FAILED' ORDER BY created_at_ms, id";
+        return switch (dialect) {
+            case POSTGRESQL, MYSQL -> failed + " LIMIT ?";
+            case H2 -> failed + " FETCH FIRST ? ROWS ONLY";
+        };
+    }
+
+    /** One row by id. */
+    public String selectOne() {
+        return "SELECT id, exchange, routing_key, status, attempts, last_error, created_at_ms FROM " + TABLE + " WHERE id = ?";
+    }
+
+    static String placeholders(int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("at least one id");
+        }
+        return String.join(", ", Collections.nCopies(count, "?"));
+    }
+}

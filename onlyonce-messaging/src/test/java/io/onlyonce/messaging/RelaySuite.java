@@ -1,0 +1,397 @@
+package io.onlyonce.messaging;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.onlyonce.StoreUnavailableException;
+import io.onlyonce.jdbc.JdbcDialect;
+import io.onlyonce.messaging.ScratchDatabase.PoolMode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/** The relay: claim, publish, confirm, backoff, FAILED, resubmit, sweep, fencing, purge, concurrency. */
+abstract class RelaySuite {
+
+    private static final Duration PATIENCE = Duration.ofSeconds(30);
+
+    private final AbstractMessagingTest t;
+
+    RelaySuite(AbstractMessagingTest test) {
+        this.t = test;
+    }
+
+    /** Quick backoff and a lease the tests can wait out. */
+    private static RelayConfig.Builder quick() {
+        return RelayConfig.custom().lease(Duration.ofSeconds(20)).publishTimeout(Duration.ofSeconds(10))
+                .initialBackoff(Duration.ofMillis(20)).maxBackoff(Duration.ofMillis(60)).pollInterval(Duration.ofMillis(50));
+    }
+
+    @Test
+    void aMessageIsSuccessOnlyOnceTheTransportConfirmedIt() throws Exception {
+        String id = AbstractMessagingTest.uniqueId("paid");
+        t.recordCommitted(AbstractMessagingTest.message(id));
+        RecordingTransport transport = RecordingTransport.holding();
+        RecordingListener listener = new RecordingListener();
+        OutboxRelay relay = new OutboxRelay(t.dataSource(), t.dialect(), transport, quick().build(), listener);
+        ExecutorService poller = Executors.newSingleThreadExecutor();
+        try {
+            long before = t.serverNow();
+            Future<Integer> poll = poller.submit(relay::pollOnce);
+            RecordingTransport.Held held = transport.takeHeld();
+            long after = t.serverNow();
+
+            AbstractMessagingTest.Row sending = t.row(id);
+            assertThat(sending.status()).isEqualTo("SENDING");
+            assertThat(sending.attempts()).isEqualTo(1);
+            assertThat(sending.sendingOwner()).hasSize(22);
+            assertThat(sending.sendingSinceMs()).isBetween(before, after);
+            assertThat(sending.nextAttemptAtMs()).as("the end of the lease").isEqualTo(sending.sendingSinceMs() + 20_000);
+            assertThat(sending.sentAtMs()).isNull();
+            assertThat(listener.sent).isEmpty();
+
+            held.future().complete(null);
+            assertThat(poll.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+        } finally {
+            poller.shutdownNow();
+        }
+        AbstractMessagingTest.Row sent = t.row(id);
+        assertThat(sent.status()).isEqualTo("SUCCESS");
+        assertThat(sent.sentAtMs()).isNotNull().isGreaterThanOrEqualTo(sent.sendingSinceMs());
+        assertThat(sent.nextAttemptAtMs()).isNull();
+        assertThat(sent.attempts()).isEqualTo(1);
+        assertThat(listener.sent).extracting(OutboxMessage::id).containsExactly(id);
+        assertThat(relay.stats()).isEqualTo(new RelayStats(1, 1, 1, 0, 0, 0));
+        assertThat(relay.pollOnce()).as("nothing left").isZero();
+        assertThat(transport.publishes(id)).isEqualTo(1);
+    }
+
+    @Test
+    void aNackBacksOffThenFailsAfterMaxAttemptsAndResubmitSendsIt() throws Exception {
+        String id = AbstractMessagingTest.uniqueId("paid");
+        t.recordCommitted(AbstractMessagingTest.message(id));
+        RecordingTransport transport = RecordingTransport.confirming();
+        transport.failWith(message -> new IllegalStateException("nack from broker"));
+        RecordingListener listener = new RecordingListener();
+        OutboxRelay relay = new OutboxRelay(t.dataSource(), t.dialect(), transport, quick().maxAttempts(3).build(), listener);
+
+        long before = t.serverNow();
+        assertThat(relay.pollOnce()).isEqualTo(1);
+        long after = t.serverNow();
+        AbstractMessagingTest.Row retry = t.row(id);
+        assertThat(retry.status()).isEqualTo("PREPARED");
+        assertThat(retry.attempts()).isEqualTo(1);
+        assertThat(retry.lastError()).isEqualTo("IllegalStateException: nack from broker");
+        assertThat(retry.nextAttemptAtMs()).as("due again after the backoff").isBetween(before + 1, after + 60);
+        assertThat(listener.retries).hasSize(1);
+        assertThat(listener.retries.get(0).attempt()).isEqualTo(1);
+        assertThat(listener.retries.get(0).nextAttemptIn()).isBetween(Duration.ofMillis(1), Duration.ofMillis(60));
+
+        await().atMost(PATIENCE).until(() -> {
+            relay.pollOnce();
+            return t.row(id).status().equals("FAILED");
+        });
+        AbstractMessagingTest.Row failed = t.row(id);
+        assertThat(failed.attempts()).isEqualTo(3);
+        assertThat(failed.nextAttemptAtMs()).isNull();
+        assertThat(failed.lastError()).isEqualTo("IllegalStateException: nack from broker");
+        assertThat(transport.publishes(id)).isEqualTo(3);
+        assertThat(listener.retries).extracting(RecordingListener.Retry::attempt).containsExactly(1, 2);
+        assertThat(listener.failed).hasSize(1);
+        assertThat(listener.failed.get(0).attempts()).isEqualTo(3);
+        assertThat(listener.failed.get(0).message().id()).isEqualTo(id);
+        assertThat(listener.failed.get(0).error()).hasMessage("nack from broker");
+        assertThat(relay.stats().failed()).isEqualTo(1);
+        assertThat(relay.pollOnce()).as("a FAILED row is never claimed").isZero();
+        assertThat(relay.failedMessages(10)).extracting(OutboxEntry::id, OutboxEntry::status, OutboxEntry::attempts)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(id, MessageStatus.FAILED, 3));
+        assertThat(relay.countByStatus()).containsEntry(MessageStatus.FAILED, 1L).containsEntry(MessageStatus.SUCCESS, 0L);
+
+        transport.confirm();
+        assertThat(relay.resubmit(id)).isTrue();
+        AbstractMessagingTest.Row resubmitted = t.row(id);
+        assertThat(resubmitted.status()).isEqualTo("PREPARED");
+        assertThat(resubmitted.attempts()).isZero();
+        assertThat(relay.resubmit(id)).as("only a FAILED row is resubmitted").isFalse();
+        assertThat(relay.pollOnce()).isEqualTo(1);
+        assertThat(t.row(id).status()).isEqualTo("SUCCESS");
+        assertThat(t.row(id).attempts()).isEqualTo(1);
+        assertThat(relay.resubmit(id)).isFalse();
+        assertThat(relay.resubmit("no-such-message")).isFalse();
+    }
+
+    @Test
+    void anUnroutableMessageIsAFailedAttemptNotASuccess() throws Exception {
+        String id = AbstractMessagingTest.uniqueId("paid");
+        t.recordCommitted(AbstractMessagingTest.message(id));
+        try (InProcessBroker broker = new InProcessBroker()) {
+            broker.bind(AbstractMessagingTest.EXCHANGE, "another.key", "q");
+            OutboxRelay relay = new OutboxRelay(t.dataSource(), t.dialect(), broker, quick().build());
+            relay.pollOnce();
+        }
+        AbstractMessagingTest.Row row = t.row(id);
+        assertThat(row.status()).isEqualTo("PREPARED");
+        assertThat(row.attempts()).isEqualTo(1);
+        assertThat(row.lastError()).startsWith("UnroutableMessageException: no queue is bound to exchange 'shop'");
+    }
+
+    @Test
+    void noConfirmWithinThePublishTimeoutAndATransportThatThrowsAreFailedAttempts() throws Exception {
+        String silent = AbstractMessagingTest.uniqueId("silent");
+        String throwing = AbstractMessagingTest.uniqueId("throwing");
+        t.recordCommitted(AbstractMessagingTest.message(silent), AbstractMessagingTest.message(throwing));
+        RecordingTransport transport = RecordingTransport.answering(message -> {
+            if (message.id().equals(throwing)) {
+                throw new IllegalArgumentException("transport blew up\nwith a second line");
+            }
+            return new CompletableFuture<>();
+        });
+        OutboxRelay relay = new OutboxRelay(t.dataSource(), t.dialect(), transport,
+                quick().publishTimeout(Duration.ofMillis(200)).build());
+
+        assertThat(relay.pollOnce()).isEqualTo(2);
+
+        assertThat(t.row(silent).status()).isEqualTo("PREPARED");
+        assertThat(t.row(silent).lastError()).isEqualTo("TimeoutException: no confirm within PT0.2S");
+        assertThat(t.row(throwing).status()).isEqualTo("PREPARED");
+        assertThat(t.row(throwing).lastError()).isEqualTo("IllegalArgumentException: transport blew up with a second line");
+        assertThat(relay.stats().retried()).isEqualTo(2);
+    }
+
+    @Test
+    void aRelayThatDiedBetweenPublishAndMarkIsSweptAfterItsLeaseAndTheConsumerAppliesTheEffectOnce() throws Exception {
+        String id = AbstractMessagingTest.uniqueId("stock");
+        t.recordCommitted(AbstractMessagingTest.message(id));
+        IdempotentConsumer consumer = new IdempotentConsumer("stock", t.dataSource(), t.dialect(),
+                (message, connection) -> AbstractMessagingTest.insertEffect(connection, "stock", message), ConsumerConfig.ofDefaults());
+        try (InProcessBroker broker = new InProcessBroker()) {
+            broker.bind(AbstractMessagingTest.EXCHANGE, AbstractMessagingTest.ROUTING_KEY, "stock");
+            broker.consume("stock", consumer);
+            // relay A loses its database right after the broker confirmed: it cannot mark the row
+            SwitchableDataSource databaseOfA = new SwitchableDataSource(t.dataSource());
+            RecordingTransport transportOfA = RecordingTransport.answering(message ->
+                    broker.publish(message).thenRun(databaseOfA::down));
+            OutboxRelay relayA = new OutboxRelay(databaseOfA, t.dialect(), transportOfA,
+                    quick().lease(Duration.ofSeconds(1)).publishTimeout(Duration.ofMillis(900)).build());
+
+            assertThat(relayA.pollOnce()).isEqualTo(1);
+
+            AbstractMessagingTest.Row stuck = t.row(id);
+            assertThat(stuck.status()).as("published and consumed, but never marked").isEqualTo("SENDING");
+            assertThat(t.effects(id)).isEqualTo(1);
+
+            RecordingTransport transportOfB = RecordingTransport.answering(broker::publish);
+            OutboxRelay relayB = new OutboxRelay(t.database().secondDataSource(), t.dialect(), transportOfB, quick().build());
+            assertThat(relayB.pollOnce()).as("the lease of A has not passed").isZero();
+            await().atMost(PATIENCE).pollInterval(Duration.ofMillis(100)).until(() -> relayB.pollOnce() == 1);
+
+            AbstractMessagingTest.Row swept = t.row(id);
+            assertThat(swept.status()).isEqualTo("SUCCESS");
+            assertThat(swept.attempts()).isEqualTo(2);
+            assertThat(swept.sendingOwner()).isNotEqualTo(stuck.sendingOwner());
+            assertThat(transportOfA.publishes(id) + transportOfB.publishes(id)).isEqualTo(2);
+            assertThat(t.effects(id)).as("the inbox dropped the re-send").isEqualTo(1);
+            assertThat(t.inboxRows()).isEqualTo(1);
+            assertThat(consumer.stats()).isEqualTo(new ConsumerStats(1, 1, 0, 0, 0));
+        }
+    }
+
+    @Test
+    void aClaimThatLostItsRowCannotMarkIt() throws Exception {
+        String id = AbstractMessagingTest.uniqueId("fenced");
+        t.recordCommitted(AbstractMessagingTest.message(id));
+        RecordingTransport transportOfA = RecordingTransport.holding();
+        RecordingTransport transportOfB = RecordingTransport.holding();
+        OutboxRelay relayA = new OutboxRelay(t.dataSource(), t.dialect(), transportOfA, quick().build());
+        OutboxRelay relayB = new OutboxRelay(t.dataSource(), t.dialect(), transportOfB, quick().build());
+        ExecutorService pollers = Executors.newFixedThreadPool(2);
+        try {
+            Future<Integer> pollA = pollers.submit(relayA::pollOnce);
+            RecordingTransport.Held heldA = transportOfA.takeHeld();
+            String ownerA = t.row(id).sendingOwner();
+            // A's lease passes (the server's time moves past it) while its confirm is still out
+            t.database().update("UPDATE " + MessagingSchema.MESSAGE_LOG_TABLE
+                    + " SET next_attempt_at_ms = next_attempt_at_ms - 3600000 WHERE id = ?", id);
+            Future<Integer> pollB = pollers.submit(relayB::pollOnce);
+            RecordingTransport.Held heldB = transportOfB.takeHeld();
+            String ownerB = t.row(id).sendingOwner();
+            assertThat(ownerB).isNotEqualTo(ownerA);
+
+            heldA.future().completeExceptionally(new IllegalStateException("late nack"));
+            assertThat(pollA.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+            AbstractMessagingTest.Row afterA = t.row(id);
+            assertThat(afterA.status()).as("A's late answer changed nothing").isEqualTo("SENDING");
+            assertThat(afterA.sendingOwner()).isEqualTo(ownerB);
+            assertThat(afterA.lastError()).isNull();
+            assertThat(afterA.attempts()).isEqualTo(2);
+            assertThat(relayA.stats().retried()).isZero();
+
+            heldB.future().complete(null);
+            assertThat(pollB.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+            assertThat(t.row(id).status()).isEqualTo("SUCCESS");
+        } finally {
+            pollers.shutdownNow();
+        }
+    }
+
+    @Test
+    void aSweptRowWithNoAttemptsLeftIsFailedWithoutPublishing() throws Exception {
+        String id = AbstractMessagingTest.uniqueId("exhausted");
+        t.recordCommitted(AbstractMessagingTest.message(id));
+        t.database().update("UPDATE " + MessagingSchema.MESSAGE_LOG_TABLE + " SET status = 'SENDING', attempts = 3,"
+                + " sending_owner = 'a-relay-that-died-xxxxx', next_attempt_at_ms = next_attempt_at_ms - 1000 WHERE id = ?", id);
+        RecordingTransport transport = RecordingTransport.confirming();
+        RecordingListener listener = new RecordingListener();
+        OutboxRelay relay = new OutboxRelay(t.dataSource(), t.dialect(), transport, quick().maxAttempts(3).build(), listener);
+
+        assertThat(relay.pollOnce()).isEqualTo(1);
+
+        AbstractMessagingTest.Row row = t.row(id);
+        assertThat(row.status()).isEqualTo("FAILED");
+        assertThat(row.lastError()).contains("lease of attempt 3 passed");
+        assertThat(transport.publishes(id)).isZero();
+        assertThat(listener.failed).extracting(RecordingListener.Failed::attempts).containsExactly(3);
+    }
+
+    @Test
+    void aStartedRelayPublishesAsSoonAsItIsWokenUp() throws Exception {
+        RecordingTransport transport = RecordingTransport.confirming();
+        OutboxRelay relay = new OutboxRelay(t.dataSource(), t.dialect(), transport,
+                quick().pollInterval(Duration.ofHours(1)).build());
+        relay.start();
+        try {
+            assertThat(relay.isRunning()).isTrue();
+            await().atMost(PATIENCE).until(() -> relay.stats().polls() >= 1); // its first poll found nothing: it waits
+            String id = AbstractMessagingTest.uniqueId("woken");
+            t.recordCommitted(AbstractMessagingTest.message(id));
+            relay.wakeUp();
+            await().atMost(PATIENCE).until(() -> t.row(id).status().equals("SUCCESS"));
+            assertThat(transport.publishes(id)).isEqualTo(1);
+        } finally {
+            relay.stop();
+        }
+        assertThat(relay.isRunning()).isFalse();
+        String later = AbstractMessagingTest.uniqueId("later");
+        t.recordCommitted(AbstractMessagingTest.message(later));
+        relay.wakeUp();
+        Thread.sleep(200);
+        assertThat(t.row(later).status()).as("a stopped relay publishes nothing").isEqualTo("PREPARED");
+        relay.start();
+        try {
+            await().atMost(PATIENCE).until(() -> t.row(later).status().equals("SUCCESS"));
+        } finally {
+            relay.close();
+        }
+    }
+
+    @Test
+    void purgeDeletesOnlySuccessRowsOlderThanTheRetentionOnTheServerClock() throws Exception {
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            ids.add(AbstractMessagingTest.uniqueId("purge" + i));
+        }
+        t.recordCommitted(ids.stream().map(AbstractMessagingTest::message).toArray(OutboxMessage[]::new));
+        new OutboxRelay(t.dataSource(), t.dialect(), RecordingTransport.confirming(), quick().build()).pollOnce();
+        String table = MessagingSchema.MESSAGE_LOG_TABLE;
+        for (String old : ids.subList(0, 3)) {
+            t.database().update("UPDATE " + table + " SET sent_at_ms = sent_at_ms - 7200000 WHERE id = ?", old);
+        }
+        t.database().update("UPDATE " + table + " SET status = 'FAILED', sent_at_ms = NULL, next_attempt_at_ms = NULL,"
+                + " created_at_ms = created_at_ms - 7200000 WHERE id = ?", ids.get(4));
+        String pending = AbstractMessagingTest.uniqueId("pending");
+        t.recordCommitted(AbstractMessagingTest.message(pending));
+        OutboxRelay relay = new OutboxRelay(t.dataSource(), t.dialect(), RecordingTransport.holding(), quick().build());
+
+        assertThat(relay.purgeSent(Duration.ofHours(1), 2)).isEqualTo(3);
+
+        assertThat(t.database().query("SELECT id FROM " + table + " ORDER BY id", rs -> rs.getString(1)))
+                .containsExactlyInAnyOrder(ids.get(3), ids.get(4), pending);
+        assertThat(relay.purgeSent(Duration.ofHours(1), 2)).isZero();
+        assertThat(relay.find(ids.get(3))).map(OutboxEntry::status).contains(MessageStatus.SUCCESS);
+        assertThat(relay.find(ids.get(0))).isEqualTo(Optional.empty());
+        assertThatThrownBy(() -> relay.purgeSent(Duration.ZERO, 2)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aRelayOnAnUnreachableDatabaseFailsItsPollsNotItsMessages() throws Exception {
+        Optional<DataSource> unreachable = t.database().mode() == PoolMode.AUTOCOMMIT
+                ? t.database().unreachableDataSource() : Optional.empty();
+        Assumptions.assumeTrue(unreachable.isPresent(), "a server database, once per server");
+        RecordingListener listener = new RecordingListener();
+        OutboxRelay relay = new OutboxRelay(unreachable.get(), t.dialect(), RecordingTransport.confirming(),
+                quick().build(), listener);
+
+        assertThatThrownBy(relay::pollOnce).isInstanceOf(StoreUnavailableException.class);
+        relay.start();
+        try {
+            await().atMost(PATIENCE).until(() -> !listener.pollFailures.isEmpty());
+        } finally {
+            relay.stop();
+        }
+        assertThat(relay.stats().pollsFailed()).isPositive();
+        assertThat(relay.stats().sent()).isZero();
+    }
+
+    @Test
+    void twoRelaysOnTwoPoolsWithTwoThreadsEachPublishEveryRowExactlyOnce() throws Exception {
+        int rows = 2_000;
+        List<String> ids = new ArrayList<>();
+        for (int chunk = 0; chunk < rows / 500; chunk++) {
+            List<OutboxMessage> messages = new ArrayList<>();
+            for (int i = 0; i < 500; i++) {
+                String id = "m" + (chunk * 500 + i) + "_" + AbstractMessagingTest.uniqueId("x");
+                ids.add(id);
+                messages.add(AbstractMessagingTest.message(id));
+            }
+            t.recordCommitted(messages.toArray(OutboxMessage[]::new));
+        }
+        RecordingTransport transport = RecordingTransport.confirming();
+        RelayConfig config = quick().batchSize(50).build();
+        OutboxRelay relayA = new OutboxRelay(t.dataSource(), t.dialect(), transport, config);
+        OutboxRelay relayB = new OutboxRelay(t.database().secondDataSource(), t.dialect(), transport, config);
+        ExecutorService pollers = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<Integer>> loops = new ArrayList<>();
+            for (OutboxRelay relay : List.of(relayA, relayA, relayB, relayB)) {
+                loops.add(pollers.submit(() -> {
+                    int claimed = 0;
+                    for (int idle = 0; idle < 3;) {
+                        int count = relay.pollOnce();
+                        claimed += count;
+                        idle = count == 0 ? idle + 1 : 0;
+                    }
+                    return claimed;
+                }));
+            }
+            int claimed = 0;
+            for (Future<Integer> loop : loops) {
+                claimed += loop.get(120, TimeUnit.SECONDS);
+            }
+            assertThat(claimed).isEqualTo(rows);
+        } finally {
+            pollers.shutdownNow();
+        }
+
+        Map<String, Integer> counts = transport.publishCounts();
+        assertThat(counts).hasSize(rows).containsOnlyKeys(ids);
+        assertThat(counts.values()).containsOnly(1);
+        assertThat(t.rowsWithStatus("SUCCESS")).isEqualTo(rows);
+        assertThat(t.database().queryLong("SELECT MAX(attempts) FROM " + MessagingSchema.MESSAGE_LOG_TABLE)).isEqualTo(1);
+        assertThat(relayA.stats().sent() + relayB.stats().sent()).isEqualTo(rows);
+        if (t.dialect() != JdbcDialect.H2) {
+            assertThat(relayA.stats().sent()).as("both relays worked").isPositive();
+            assertThat(relayB.stats().sent()).as("both relays worked").isPositive();
+        }
+    }
+}

@@ -45,11 +45,7 @@ public class OnlyOnceEndpoint {
                 "retention", properties.key().retention().toString(),
                 "lease", properties.key().lease().toString(),
                 "storeFailurePolicy", properties.key().storeFailurePolicy().name()));
-        configuration.put("token", Map.of(
-                "header", properties.token().header(),
-                "path", properties.token().path(),
-                "ttl", properties.token().ttl().toString(),
-                "configuredSecrets", properties.token().secrets().size()));
+        configuration.put("token", token());
         configuration.put("dedupRules", dedupRules == null ? java.util.List.of() : dedupRules.rules());
         Map<String, String> circuits = new TreeMap<>();
         breakers.getAllCircuitBreakers().forEach(b -> circuits.put(b.getName(), b.getState().name()));
@@ -58,6 +54,26 @@ public class OnlyOnceEndpoint {
         report.put("circuitBreakers", circuits);
         report.put("byLayer", statistics.byLayer());
         report.put("byEndpoint", statistics.byEndpoint());
+        return report;
+    }
+
+    /**
+     * The token strategy: the token endpoint's path only where the endpoint is served
+     * ({@code onlyonce.token.enabled} and {@code onlyonce.token.endpoint-enabled}); an application that
+     * issues tokens itself is told {@code "endpointEnabled": false}, never a path that answers 404.
+     */
+    private Map<String, Object> token() {
+        OnlyOnceProperties.Token token = properties.token();
+        boolean served = token.enabled() && token.endpointEnabled();
+        Map<String, Object> report = new LinkedHashMap<>();
+        report.put("enabled", token.enabled());
+        report.put("header", token.header());
+        report.put("endpointEnabled", served);
+        if (served) {
+            report.put("path", token.path());
+        }
+        report.put("ttl", token.ttl().toString());
+        report.put("configuredSecrets", token.secrets().size());
         return report;
     }
 

@@ -24,6 +24,7 @@ import org.springframework.util.unit.DataSize;
  * @param memory Settings of the in-memory store.
  * @param redis Settings of the Redis store.
  * @param jdbc Settings of the JDBC store.
+ * @param messaging Settings of the message layer (transactional outbox, relay, idempotent consumers).
  */
 @ConfigurationProperties("onlyonce")
 public record OnlyOnceProperties(
@@ -37,7 +38,8 @@ public record OnlyOnceProperties(
         @DefaultValue CircuitBreaker circuitBreaker,
         @DefaultValue Memory memory,
         @DefaultValue Redis redis,
-        @DefaultValue Jdbc jdbc) {
+        @DefaultValue Jdbc jdbc,
+        @DefaultValue Messaging messaging) {
 
     /** The store implementations. */
     public enum StoreType {
@@ -203,5 +205,89 @@ public record OnlyOnceProperties(
         EMBEDDED,
         /** Always (statements are {@code CREATE TABLE IF NOT EXISTS}). */
         ALWAYS
+    }
+
+    /**
+     * The message layer: needs io.onlyonce:onlyonce-messaging and a single DataSource.
+     *
+     * @param enabled Whether the outbox, the relay and the consumers are configured.
+     * @param transport The broker messages go through: in-process (the embedded default, one
+     *     instance) or rabbit (onlyonce-messaging-rabbit and spring-boot-starter-amqp, with
+     *     spring.rabbitmq.publisher-confirm-type=correlated and spring.rabbitmq.publisher-returns=true).
+     * @param initializeSchema When the outbox and inbox tables are created at start-up.
+     * @param relay Settings of the relay that publishes the outbox.
+     * @param consumer Settings of the idempotent consumers.
+     * @param purgeAfter How long sent outbox rows and inbox rows are kept before they are purged.
+     *     Keep inbox rows longer than a message can be redelivered.
+     * @param rabbit Settings of the RabbitMQ transport.
+     */
+    public record Messaging(
+            @DefaultValue("true") boolean enabled,
+            @DefaultValue("in-process") TransportType transport,
+            @DefaultValue("EMBEDDED") SchemaInitialization initializeSchema,
+            @DefaultValue Relay relay,
+            @DefaultValue Consumer consumer,
+            @DefaultValue("7d") Duration purgeAfter,
+            @DefaultValue Rabbit rabbit) {
+    }
+
+    /** The transports of the message layer. */
+    public enum TransportType {
+        /** In this JVM: messages are handed to the consumers directly, confirmed when consumed. */
+        IN_PROCESS,
+        /** RabbitMQ through Spring AMQP, with publisher confirms. */
+        RABBIT
+    }
+
+    /**
+     * The outbox relay.
+     *
+     * @param batchSize How many due messages one poll claims.
+     * @param pollInterval How long the relay waits between polls when nothing wakes it.
+     * @param lease How long a claimed message is the relay's before another relay may send it again.
+     * @param publishTimeout How long the relay waits for the broker's confirm; shorter than the lease.
+     * @param maxAttempts How many attempts a message gets before it is FAILED.
+     * @param initialBackoff The wait before the second attempt; it doubles, with jitter, up to max-backoff.
+     * @param maxBackoff The longest wait between two attempts.
+     */
+    public record Relay(
+            @DefaultValue("100") int batchSize,
+            @DefaultValue("1s") Duration pollInterval,
+            @DefaultValue("60s") Duration lease,
+            @DefaultValue("30s") Duration publishTimeout,
+            @DefaultValue("10") int maxAttempts,
+            @DefaultValue("1s") Duration initialBackoff,
+            @DefaultValue("10m") Duration maxBackoff) {
+    }
+
+    /**
+     * The idempotent consumers.
+     *
+     * @param maxAttempts How many times a delivery is tried in this instance before it is handed
+     *     back to the broker, or dead-lettered for a poison message.
+     * @param initialBackoff The wait before the second try.
+     * @param maxBackoff The longest wait between two tries.
+     * @param workers How many threads each consumer runs on.
+     */
+    public record Consumer(
+            @DefaultValue("3") int maxAttempts,
+            @DefaultValue("100ms") Duration initialBackoff,
+            @DefaultValue("2s") Duration maxBackoff,
+            @DefaultValue("2") int workers) {
+    }
+
+    /**
+     * The RabbitMQ transport.
+     *
+     * @param confirmTimeout How long a publish waits for the broker's confirm.
+     * @param maxDeliveries How many times a message is delivered before it is dead-lettered.
+     * @param requeueDelay How long a consumer waits before it hands a message it could not process back to the broker.
+     * @param quorumQueues Whether the consumers' queues are quorum queues (replicated, with a delivery limit).
+     */
+    public record Rabbit(
+            @DefaultValue("10s") Duration confirmTimeout,
+            @DefaultValue("10") int maxDeliveries,
+            @DefaultValue("1s") Duration requeueDelay,
+            @DefaultValue("false") boolean quorumQueues) {
     }
 }

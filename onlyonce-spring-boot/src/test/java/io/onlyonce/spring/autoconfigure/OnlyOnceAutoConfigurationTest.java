@@ -38,6 +38,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -265,6 +266,23 @@ class OnlyOnceAutoConfigurationTest {
         exposed.withClassLoader(new FilteredClassLoader(Endpoint.class))
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(OnlyOnceEndpoint.class));
         web.run(context -> assertThat(context).as("not exposed").doesNotHaveBean(OnlyOnceEndpoint.class));
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void endpointReportsTheTokenEndpointPathOnlyWhereItIsServed() {
+        WebApplicationContextRunner exposed = web.withPropertyValues("management.endpoints.web.exposure.include=onlyonce");
+        java.util.function.Function<org.springframework.context.ApplicationContext, Map<String, Object>> token = context ->
+                (Map<String, Object>) ((Map<String, Object>) context.getBean(OnlyOnceEndpoint.class).report()
+                        .get("configuration")).get("token");
+        exposed.run(context -> assertThat(token.apply(context)).containsEntry("endpointEnabled", true)
+                .containsEntry("path", "/idempotency/tokens"));
+        exposed.withPropertyValues("onlyonce.token.endpoint-enabled=false")
+                .run(context -> assertThat(token.apply(context)).containsEntry("endpointEnabled", false)
+                        .doesNotContainKey("path"));
+        exposed.withPropertyValues("onlyonce.token.enabled=false")
+                .run(context -> assertThat(token.apply(context)).containsEntry("enabled", false)
+                        .containsEntry("endpointEnabled", false).doesNotContainKey("path"));
     }
 
     @Test

@@ -1,0 +1,276 @@
+package io.onlyonce.spring.autoconfigure;
+
+import io.onlyonce.jdbc.JdbcDialect;
+import io.onlyonce.messaging.ConsumerConfig;
+import io.onlyonce.messaging.IdempotentConsumer;
+import io.onlyonce.messaging.InProcessBroker;
+import io.onlyonce.messaging.JdbcInbox;
+import io.onlyonce.messaging.JdbcOutbox;
+import io.onlyonce.messaging.MessageConsumer;
+import io.onlyonce.messaging.MessageTransport;
+import io.onlyonce.messaging.MessagingSchema;
+import io.onlyonce.messaging.OutboxRelay;
+import io.onlyonce.messaging.RelayConfig;
+import io.onlyonce.messaging.TransactionRunner;
+import io.onlyonce.messaging.rabbit.IdempotentRabbitListener;
+import io.onlyonce.messaging.rabbit.RabbitMessageTransport;
+import io.onlyonce.messaging.rabbit.RabbitTopology;
+import io.onlyonce.spring.messaging.ConsumerDefinition;
+import io.onlyonce.spring.messaging.MessageConsumers;
+import io.onlyonce.spring.messaging.MessageLayerCounting;
+import io.onlyonce.spring.messaging.SpringTransactionRunner;
+import io.onlyonce.spring.messaging.TransactionalOutbox;
+import io.onlyonce.spring.metrics.OnlyOnceStatistics;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.amqp.core.AmqpAdmin;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.transaction.PlatformTransactionManager;
+
+/**
+ * The message layer (SPEC §6) in a Spring Boot application, when {@code onlyonce-messaging} is on
+ * the classpath and the application has one {@code DataSource}: the {@link TransactionalOutbox},
+ * the relay that publishes it, the transport ({@code onlyonce.messaging.transport}: in-process by
+ * default, or RabbitMQ), and one idempotent consumer per {@link ConsumerDefinition} bean, bound to
+ * its exchange and routing key on that transport. Every bean backs off when the application defines
+ * its own. What the layer does is counted in layer {@code message} of the statistics.
+ */
+@AutoConfiguration(after = OnlyOnceAutoConfiguration.class, afterName = {
+    "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+    "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
+    "org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration"
+})
+@ConditionalOnClass({JdbcOutbox.class, PlatformTransactionManager.class})
+@ConditionalOnBooleanProperty(name = "onlyonce.enabled", matchIfMissing = true)
+@ConditionalOnBooleanProperty(name = "onlyonce.messaging.enabled", matchIfMissing = true)
+@ConditionalOnSingleCandidate(DataSource.class)
+public class OnlyOnceMessagingAutoConfiguration {
+
+    private static final Logger log = LoggerFactory.getLogger(OnlyOnceMessagingAutoConfiguration.class);
+
+    /** The messaging tables' dialect, after the schema was created when asked to. */
+    @Bean
+    @ConditionalOnMissingBean(name = "onlyOnceMessagingDialect")
+    @DependsOnDatabaseInitialization
+    JdbcDialect onlyOnceMessagingDialect(DataSource dataSource, OnlyOnceProperties properties) {
+        JdbcDialect dialect = JdbcDialect.detect(dataSource);
+        OnlyOnceProperties.SchemaInitialization mode = properties.messaging().initializeSchema();
+        if (mode == OnlyOnceProperties.SchemaInitialization.ALWAYS
+                || (mode == OnlyOnceProperties.SchemaInitialization.EMBEDDED && dialect == JdbcDialect.H2)) {
+            MessagingSchema.apply(dataSource, dialect);
+        }
+        return dialect;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    JdbcOutbox onlyOnceOutbox(JdbcDialect onlyOnceMessagingDialect) {
+        return new JdbcOutbox(onlyOnceMessagingDialect);
+    }
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    OutboxRelay onlyOnceOutboxRelay(DataSource dataSource, JdbcDialect onlyOnceMessagingDialect, MessageTransport transport,
+            OnlyOnceProperties properties, OnlyOnceStatistics statistics) {
+        OnlyOnceProperties.Relay relay = properties.messaging().relay();
+        RelayConfig config = RelayConfig.custom()
+                .batchSize(relay.batchSize())
+                .pollInterval(relay.pollInterval())
+                .lease(relay.lease())
+                .publishTimeout(relay.publishTimeout())
+                .maxAttempts(relay.maxAttempts())
+                .initialBackoff(relay.initialBackoff())
+                .maxBackoff(relay.maxBackoff())
+                .build();
+        return new OutboxRelay(dataSource, onlyOnceMessagingDialect, transport, config,
+                MessageLayerCounting.relayListener(statistics));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    TransactionalOutbox onlyOnceTransactionalOutbox(DataSource dataSource, JdbcOutbox outbox, OutboxRelay relay) {
+        return new TransactionalOutbox(dataSource, outbox, relay);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    TransactionRunner onlyOnceTransactionRunner(DataSource dataSource, PlatformTransactionManager transactionManager) {
+        return new SpringTransactionRunner(dataSource, transactionManager);
+    }
+
+    /** One idempotent consumer per definition, counted. */
+    @Bean
+    @ConditionalOnMissingBean
+    MessageConsumers onlyOnceMessageConsumers(ObjectProvider<ConsumerDefinition> definitions,
+            JdbcDialect onlyOnceMessagingDialect, TransactionRunner transactions, OnlyOnceProperties properties,
+            OnlyOnceStatistics statistics) {
+        OnlyOnceProperties.Consumer settings = properties.messaging().consumer();
+        ConsumerConfig config = ConsumerConfig.custom()
+                .maxAttempts(settings.maxAttempts())
+                .initialBackoff(settings.initialBackoff())
+                .maxBackoff(settings.maxBackoff())
+                .build();
+        List<MessageConsumer> consumers = new ArrayList<>();
+        definitions.orderedStream().forEach(definition -> consumers.add(MessageLayerCounting.counted(
+                new IdempotentConsumer(definition.name(), onlyOnceMessagingDialect, transactions, definition.handler(), config),
+                statistics)));
+        return new MessageConsumers(consumers);
+    }
+
+    /**
+     * Starts the relay after the consumers are bound, stops it first; purges sent outbox rows and
+     * inbox rows older than {@code onlyonce.messaging.purge-after} every ten minutes.
+     */
+    @Bean
+    @ConditionalOnMissingBean(name = "onlyOnceMessagingLifecycle")
+    SmartLifecycle onlyOnceMessagingLifecycle(OutboxRelay relay, DataSource dataSource,
+            JdbcDialect onlyOnceMessagingDialect, OnlyOnceProperties properties) {
+        Duration purgeAfter = properties.messaging().purgeAfter();
+        JdbcInbox inbox = new JdbcInbox(onlyOnceMessagingDialect);
+        return new SmartLifecycle() {
+            private ScheduledExecutorService housekeeping;
+
+            @Override
+            public synchronized void start() {
+                relay.start();
+                housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
+                    Thread thread = new Thread(r, "onlyonce-messaging-purge");
+                    thread.setDaemon(true);
+                    return thread;
+                });
+                housekeeping.scheduleWithFixedDelay(() -> {
+                    try {
+                        relay.purgeSent(purgeAfter, 1_000);
+                        inbox.purge(dataSource, purgeAfter, 1_000);
+                    } catch (RuntimeException e) {
+                        log.warn("OnlyOnce messaging purge failed: {}", e.toString());
+                    }
+                }, 1, 10, TimeUnit.MINUTES);
+            }
+
+            @Override
+            public synchronized void stop() {
+                if (housekeeping != null) {
+                    housekeeping.shutdownNow();
+                    housekeeping = null;
+                }
+                relay.stop();
+            }
+
+            @Override
+            public synchronized boolean isRunning() {
+                return housekeeping != null;
+            }
+
+            @Override
+            public int getPhase() {
+                return Integer.MAX_VALUE - 1000;
+            }
+        };
+    }
+
+    /** The in-process transport: the embedded default. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnProperty(name = "onlyonce.messaging.transport", havingValue = "in-process", matchIfMissing = true)
+    static class InProcess {
+
+        @Bean(destroyMethod = "close")
+        @ConditionalOnMissingBean(MessageTransport.class)
+        InProcessBroker onlyOnceInProcessBroker(MessageConsumers consumers,
+                ObjectProvider<ConsumerDefinition> definitions, OnlyOnceProperties properties) {
+            InProcessBroker broker = new InProcessBroker();
+            int workers = properties.messaging().consumer().workers();
+            for (ConsumerDefinition definition : definitions.orderedStream().toList()) {
+                MessageConsumer consumer = consumers.named(definition.name());
+                broker.bind(definition.exchange(), definition.routingKey(), definition.name());
+                broker.consume(definition.name(), consumer, workers);
+            }
+            return broker;
+        }
+    }
+
+    /** RabbitMQ, through the application's Spring AMQP connection factory and template. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({RabbitMessageTransport.class, RabbitTemplate.class})
+    @ConditionalOnProperty(name = "onlyonce.messaging.transport", havingValue = "rabbit")
+    static class Rabbit {
+
+        @Bean
+        @ConditionalOnMissingBean(MessageTransport.class)
+        RabbitMessageTransport onlyOnceRabbitTransport(RabbitTemplate rabbitTemplate, OnlyOnceProperties properties) {
+            return new RabbitMessageTransport(rabbitTemplate, properties.messaging().rabbit().confirmTimeout());
+        }
+
+        /** Declares each consumer's exchange, queue, binding and dead-letter queue, and runs its listener. */
+        @Bean
+        @ConditionalOnMissingBean(name = "onlyOnceRabbitConsumers")
+        SmartLifecycle onlyOnceRabbitConsumers(MessageConsumers consumers,
+                ObjectProvider<ConsumerDefinition> definitions, RabbitTemplate rabbitTemplate,
+                ConnectionFactory connectionFactory, AmqpAdmin amqpAdmin, OnlyOnceProperties properties) {
+            OnlyOnceProperties.Rabbit settings = properties.messaging().rabbit();
+            List<SimpleMessageListenerContainer> containers = new ArrayList<>();
+            for (ConsumerDefinition definition : definitions.orderedStream().toList()) {
+                RabbitTopology topology = RabbitTopology.forConsumer(definition.exchange(), definition.routingKey(),
+                        definition.name());
+                if (settings.quorumQueues()) {
+                    topology = topology.withQuorumQueues().withDeliveryLimit(settings.maxDeliveries());
+                }
+                topology.declare(amqpAdmin);
+                MessageConsumer consumer = consumers.named(definition.name());
+                IdempotentRabbitListener listener = IdempotentRabbitListener.builder(consumer, rabbitTemplate)
+                        .topology(topology)
+                        .maxDeliveries(settings.maxDeliveries())
+                        .requeueDelay(settings.requeueDelay())
+                        .build();
+                SimpleMessageListenerContainer container = listener.newContainer(connectionFactory, definition.name());
+                container.setConcurrentConsumers(properties.messaging().consumer().workers());
+                containers.add(container);
+            }
+            return new SmartLifecycle() {
+                private volatile boolean running;
+
+                @Override
+                public void start() {
+                    containers.forEach(SimpleMessageListenerContainer::start);
+                    running = true;
+                }
+
+                @Override
+                public void stop() {
+                    containers.forEach(SimpleMessageListenerContainer::stop);
+                    running = false;
+                }
+
+                @Override
+                public boolean isRunning() {
+                    return running;
+                }
+
+                @Override
+                public int getPhase() {
+                    return Integer.MAX_VALUE - 2000;
+                }
+            };
+        }
+    }
+}

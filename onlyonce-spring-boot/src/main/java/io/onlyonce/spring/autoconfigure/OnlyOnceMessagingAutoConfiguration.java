@@ -68,29 +68,32 @@ public class OnlyOnceMessagingAutoConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(OnlyOnceMessagingAutoConfiguration.class);
 
-    /** The messaging tables' dialect, after the schema was created when asked to. */
+    /**
+     * The messaging tables' dialect, after the schema was created when asked to. Held in its own
+     * type so that it never competes with the JDBC store's {@link JdbcDialect} bean.
+     */
     @Bean
-    @ConditionalOnMissingBean(name = "onlyOnceMessagingDialect")
+    @ConditionalOnMissingBean
     @DependsOnDatabaseInitialization
-    JdbcDialect onlyOnceMessagingDialect(DataSource dataSource, OnlyOnceProperties properties) {
+    MessagingDatabase onlyOnceMessagingDatabase(DataSource dataSource, OnlyOnceProperties properties) {
         JdbcDialect dialect = JdbcDialect.detect(dataSource);
         OnlyOnceProperties.SchemaInitialization mode = properties.messaging().initializeSchema();
         if (mode == OnlyOnceProperties.SchemaInitialization.ALWAYS
                 || (mode == OnlyOnceProperties.SchemaInitialization.EMBEDDED && dialect == JdbcDialect.H2)) {
             MessagingSchema.apply(dataSource, dialect);
         }
-        return dialect;
+        return new MessagingDatabase(dialect);
     }
 
     @Bean
     @ConditionalOnMissingBean
-    JdbcOutbox onlyOnceOutbox(JdbcDialect onlyOnceMessagingDialect) {
-        return new JdbcOutbox(onlyOnceMessagingDialect);
+    JdbcOutbox onlyOnceOutbox(MessagingDatabase messagingDatabase) {
+        return new JdbcOutbox(messagingDatabase.dialect());
     }
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    OutboxRelay onlyOnceOutboxRelay(DataSource dataSource, JdbcDialect onlyOnceMessagingDialect, MessageTransport transport,
+    OutboxRelay onlyOnceOutboxRelay(DataSource dataSource, MessagingDatabase messagingDatabase, MessageTransport transport,
             OnlyOnceProperties properties, OnlyOnceStatistics statistics) {
         OnlyOnceProperties.Relay relay = properties.messaging().relay();
         RelayConfig config = RelayConfig.custom()
@@ -102,7 +105,7 @@ public class OnlyOnceMessagingAutoConfiguration {
                 .initialBackoff(relay.initialBackoff())
                 .maxBackoff(relay.maxBackoff())
                 .build();
-        return new OutboxRelay(dataSource, onlyOnceMessagingDialect, transport, config,
+        return new OutboxRelay(dataSource, messagingDatabase.dialect(), transport, config,
                 MessageLayerCounting.relayListener(statistics));
     }
 
@@ -122,7 +125,7 @@ public class OnlyOnceMessagingAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     MessageConsumers onlyOnceMessageConsumers(ObjectProvider<ConsumerDefinition> definitions,
-            JdbcDialect onlyOnceMessagingDialect, TransactionRunner transactions, OnlyOnceProperties properties,
+            MessagingDatabase messagingDatabase, TransactionRunner transactions, OnlyOnceProperties properties,
             OnlyOnceStatistics statistics) {
         OnlyOnceProperties.Consumer settings = properties.messaging().consumer();
         ConsumerConfig config = ConsumerConfig.custom()
@@ -132,7 +135,7 @@ public class OnlyOnceMessagingAutoConfiguration {
                 .build();
         List<MessageConsumer> consumers = new ArrayList<>();
         definitions.orderedStream().forEach(definition -> consumers.add(MessageLayerCounting.counted(
-                new IdempotentConsumer(definition.name(), onlyOnceMessagingDialect, transactions, definition.handler(), config),
+                new IdempotentConsumer(definition.name(), messagingDatabase.dialect(), transactions, definition.handler(), config),
                 statistics)));
         return new MessageConsumers(consumers);
     }
@@ -144,9 +147,9 @@ public class OnlyOnceMessagingAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(name = "onlyOnceMessagingLifecycle")
     SmartLifecycle onlyOnceMessagingLifecycle(OutboxRelay relay, DataSource dataSource,
-            JdbcDialect onlyOnceMessagingDialect, OnlyOnceProperties properties) {
+            MessagingDatabase messagingDatabase, OnlyOnceProperties properties) {
         Duration purgeAfter = properties.messaging().purgeAfter();
-        JdbcInbox inbox = new JdbcInbox(onlyOnceMessagingDialect);
+        JdbcInbox inbox = new JdbcInbox(messagingDatabase.dialect());
         return new SmartLifecycle() {
             private ScheduledExecutorService housekeeping;
 

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.onlyonce.store.IdempotencyStore;
+import io.onlyonce.jdbc.JdbcDialect;
+import io.onlyonce.jdbc.JdbcIdempotencyStore;
 import io.onlyonce.messaging.InProcessBroker;
 import io.onlyonce.messaging.MessageTransport;
 import io.onlyonce.messaging.OutboxMessage;
@@ -90,6 +93,20 @@ class MessagingAutoConfigurationTest {
             assertThat(statistics.count("message", "sent")).isEqualTo(2);
             assertThat(statistics.count("message", "processed")).isEqualTo(2);
             assertThat(context.getBean(OutboxRelay.class).isRunning()).isTrue();
+        });
+    }
+
+    @Test
+    void theMessageLayerSitsBesideTheJdbcStoreOnOneDatabase() {
+        runner.withPropertyValues("onlyonce.store=jdbc").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(JdbcIdempotencyStore.class);
+            assertThat(context).hasSingleBean(JdbcDialect.class);
+            JdbcTemplate jdbc = new JdbcTemplate(context.getBean(javax.sql.DataSource.class));
+            jdbc.execute("CREATE TABLE points_ledger (message_id VARCHAR(255) PRIMARY KEY, body VARCHAR(1000))");
+            record(context, true, paid("D1"));
+            await().atMost(Duration.ofSeconds(20)).until(() -> jdbc.queryForObject(
+                    "SELECT COUNT(*) FROM points_ledger", Long.class) == 1);
         });
     }
 

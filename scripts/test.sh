@@ -15,6 +15,17 @@ if ! command -v mvn >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1; then
     maven openjdk-17-jdk-headless
 fi
 
+# the walk-through test runs scripts/demo.sh, which needs curl, jq and openssl
+missing=""
+for tool in curl jq openssl; do
+  command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
+done
+if [ -n "$missing" ]; then
+  echo "[test] installing$missing"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends$missing
+fi
+
 bash scripts/services.sh
 
 echo "[test] mvn -B -ntp verify $*"

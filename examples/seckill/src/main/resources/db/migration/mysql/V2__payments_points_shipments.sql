@@ -11,7 +11,7 @@ ALTER TABLE refunds ADD UNIQUE KEY uk_refunds_trade_no (trade_no);
 ALTER TABLE refunds ADD INDEX ix_refunds_order (order_no);
 
 -- The message layer's effects: points credited once per paid order, one shipment per paid order.
-ALTER TABLE users ADD COLUMN points BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE users ADD COLUMN points NUMERIC(14, 2) NOT NULL DEFAULT 0;
 
 CREATE TABLE shipments (
     order_no    VARCHAR(32) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,

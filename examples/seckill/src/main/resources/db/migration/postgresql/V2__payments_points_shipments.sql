@@ -11,7 +11,7 @@ ALTER TABLE refunds ADD CONSTRAINT uk_refunds_trade_no UNIQUE (trade_no);
 CREATE INDEX ix_refunds_order ON refunds (order_no);
 
 -- The message layer's effects: points credited once per paid order, one shipment per paid order.
-ALTER TABLE users ADD COLUMN points BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE users ADD COLUMN points NUMERIC(14, 2) NOT NULL DEFAULT 0;
 
 CREATE TABLE shipments (
     order_no    VARCHAR(32) COLLATE "C" NOT NULL PRIMARY KEY,

@@ -15,6 +15,8 @@ import org.springframework.util.unit.DataSize;
  * @param order orders and the unpaid-order sweeper
  * @param onlyonce the OnlyOnce layers of this service
  * @param demoData the catalogue and flash sale created on an empty database
+ * @param demo the demo mode (published secrets, the demo sale's restock endpoint)
+ * @param limits the per-user abuse limits
  */
 @ConfigurationProperties("seckill")
 public record SeckillProperties(
@@ -23,7 +25,9 @@ public record SeckillProperties(
         @DefaultValue Payment payment,
         @DefaultValue Order order,
         @DefaultValue OnlyOnce onlyonce,
-        @DefaultValue DemoData demoData) {
+        @DefaultValue DemoData demoData,
+        @DefaultValue Demo demo,
+        @DefaultValue Limits limits) {
 
     /**
      * The demo login.
@@ -77,11 +81,57 @@ public record SeckillProperties(
      * Demo data.
      *
      * @param enabled whether an empty database gets three products and a running flash sale
-     * @param flashSaleStock stock of the demo flash sale
-     * @param flashSaleLength how long the demo flash sale runs from start-up
+     * @param flashSaleStock stock of the demo flash sale, and what it is filled up to again when it
+     *     is restocked (in demo mode: at start-up and by {@code POST /api/demo/flash-sale/restock})
+     * @param flashSaleLength how long the demo flash sale runs from start-up (and from a restock)
      */
     public record DemoData(@DefaultValue("true") boolean enabled, @DefaultValue("100") int flashSaleStock,
             @DefaultValue("30d") Duration flashSaleLength) {
+    }
+
+    /**
+     * The demo mode, which the {@code demo} profile turns on (it is the default profile, so a start
+     * without any profile is a demo). It allows the published demo secrets, logs a warning at
+     * start-up and offers {@code POST /api/demo/flash-sale/restock}. Without it, start-up fails
+     * unless {@code SECKILL_JWT_SECRET}, {@code SECKILL_PAYMENT_SECRET} and
+     * {@code ONLYONCE_TOKEN_SECRET} are set to secrets of at least 32 bytes.
+     *
+     * @param enabled whether this instance is a demo
+     */
+    public record Demo(@DefaultValue("false") boolean enabled) {
+    }
+
+    /**
+     * Per-user abuse limits (seed 003 §6.3, seed 000 §9). Rates are counted in the OnlyOnce window
+     * store, so they hold across instances on Redis or a database; the caps are counted in the
+     * orders table under a lock on the buyer's row.
+     *
+     * @param enabled whether the limits apply (false: none of them, and tokens are issued for a
+     *     sold-out sale too)
+     * @param window the window the request rates are counted in
+     * @param tokenRequests one-time token requests one user may make per window (429 beyond); 0 for no limit
+     * @param orderRequests order requests (both order endpoints together) one user may make per
+     *     window (429 beyond); 0 for no limit
+     * @param maxUnpaidOrders unpaid orders one user may hold at once (409 beyond); 0 for no limit
+     * @param maxUnitsPerActivity units one user may hold in live (unpaid or paid) orders of one flash
+     *     sale, all its products together (409 beyond); 0 for no limit
+     * @param maxUnitsPerProduct units of one product one user may hold in live regular orders (409
+     *     beyond); 0 for no limit
+     */
+    public record Limits(@DefaultValue("true") boolean enabled, @DefaultValue("10s") Duration window,
+            @DefaultValue("5") int tokenRequests, @DefaultValue("10") int orderRequests,
+            @DefaultValue("3") int maxUnpaidOrders, @DefaultValue("1") int maxUnitsPerActivity,
+            @DefaultValue("20") int maxUnitsPerProduct) {
+
+        public Limits {
+            if (window.isNegative() || window.isZero()) {
+                throw new IllegalArgumentException("seckill.limits.window must be positive");
+            }
+            if (tokenRequests < 0 || orderRequests < 0 || maxUnpaidOrders < 0 || maxUnitsPerActivity < 0
+                    || maxUnitsPerProduct < 0) {
+                throw new IllegalArgumentException("seckill.limits.* must not be negative");
+            }
+        }
     }
 
     static void requireSecret(String name, String secret) {

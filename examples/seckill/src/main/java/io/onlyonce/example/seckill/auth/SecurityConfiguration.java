@@ -26,11 +26,14 @@ import org.springframework.security.oauth2.jwt.NimbusJwtEncoder;
 import org.springframework.security.web.AuthenticationEntryPoint;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.access.AccessDeniedHandler;
+import org.springframework.security.web.firewall.RequestRejectedHandler;
 
 /**
  * Every {@code /api} call needs a valid access token (Spring Security's OAuth2 resource server,
- * HS256 with {@code seckill.auth.jwt-secret}), except the demo login and the payment platform's
- * callback (which carries its own HMAC signature). 401 and 403 are problems like every other error.
+ * HS256 with {@code seckill.auth.jwt-secret}; {@code exp}, {@code sub} and a {@code uid} of an
+ * existing user required), except the demo login and the payment platform's callback (which
+ * carries its own HMAC signature). The OpenAPI document and Swagger UI are open. 401 and 403 are
+ * problems like every other error, and so is a request the firewall refuses.
  */
 @Configuration(proxyBeanMethods = false)
 class SecurityConfiguration {
@@ -46,13 +49,27 @@ class SecurityConfiguration {
     }
 
     @Bean
-    JwtDecoder jwtDecoder(SecretKey accessTokenKey, SeckillProperties properties, Clock clock) {
+    JwtDecoder jwtDecoder(SecretKey accessTokenKey, SeckillProperties properties, Clock clock, UserRepository users) {
         NimbusJwtDecoder decoder = NimbusJwtDecoder.withSecretKey(accessTokenKey).macAlgorithm(MacAlgorithm.HS256).build();
         JwtTimestampValidator timestamps = new JwtTimestampValidator(Duration.ofSeconds(30));
         timestamps.setClock(clock);
         decoder.setJwtValidator(new DelegatingOAuth2TokenValidator<>(timestamps,
-                new JwtIssuerValidator(properties.auth().issuer())));
+                new JwtIssuerValidator(properties.auth().issuer()), new AccessTokenClaims(users)));
         return decoder;
+    }
+
+    /**
+     * The answer to a request Spring Security's firewall refuses (an address with {@code ;},
+     * {@code //}, {@code ..}, an encoded {@code /} or {@code %}, a backslash, a control character;
+     * an unknown HTTP method): a problem that says so, instead of the container's error page.
+     */
+    @Bean
+    RequestRejectedHandler requestRejectedHandler(ProblemWriter problems) {
+        return (request, response, rejection) -> {
+            String reason = rejection.getMessage() == null ? "" : rejection.getMessage();
+            problems.write(request, response,
+                    reason.contains("HTTP method") ? AppProblem.METHOD_NOT_ALLOWED : AppProblem.REQUEST_REJECTED);
+        };
     }
 
     @Bean
@@ -71,8 +88,11 @@ class SecurityConfiguration {
                 .requestCache(cache -> cache.disable())
                 .sessionManagement(session -> session.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
                 .authorizeHttpRequests(requests -> requests
-                        .requestMatchers(HttpMethod.POST, "/api/login", "/api/payments/callback").permitAll()
+                        // every method, so that a GET is answered 405 (with Allow: POST), not 401
+                        .requestMatchers("/api/login", "/api/payments/callback").permitAll()
                         .requestMatchers("/error").permitAll()
+                        .requestMatchers(HttpMethod.GET, "/v3/api-docs", "/v3/api-docs/**", "/swagger-ui.html",
+                                "/swagger-ui/**").permitAll()
                         .requestMatchers(EndpointRequest.to("health", "info", "prometheus")).permitAll()
                         .anyRequest().authenticated())
                 .oauth2ResourceServer(server -> server

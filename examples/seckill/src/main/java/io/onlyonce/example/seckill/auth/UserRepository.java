@@ -30,6 +30,21 @@ public class UserRepository {
         return find(username).orElseThrow(() -> new IllegalStateException("user row missing after insert"));
     }
 
+    /** The name of the user {@code id}, or empty when there is no such user. */
+    public Optional<String> usernameOf(long id) {
+        return jdbc.sql("SELECT username FROM users WHERE id = ?").param(id).query(String.class).optional();
+    }
+
+    /**
+     * Locks the row of user {@code id} until the transaction ends, so that one user's orders are
+     * placed one after the other (the per-user purchase limits count under this lock).
+     *
+     * @return false when there is no such user
+     */
+    public boolean lock(long id) {
+        return jdbc.sql("SELECT id FROM users WHERE id = ? FOR UPDATE").param(id).query(Long.class).optional().isPresent();
+    }
+
     private Optional<Long> find(String username) {
         return jdbc.sql("SELECT id FROM users WHERE username = ?").param(username).query(Long.class).optional();
     }

@@ -10,14 +10,16 @@ import java.util.regex.Pattern;
 
 /**
  * Business ids, the idempotency ids clients make for orders (seed 003 §3.1):
- * {@code u{userId}_{epochMillis}_{6 letters or digits}}, for example {@code u42_1767225600000_a1B2c3}.
+ * {@code u{userId}_{epochMillis}_{6 letters or digits}}, for example {@code u42_1767225600000_a1B2c3},
+ * the user id written as it is (no leading zeros), so that one id has exactly one spelling.
  * At most 41 characters (19-digit user id, 13-digit milliseconds), so {@code VARCHAR(64)} holds
  * every valid one. Flash-sale orders use the one-time token instead: {@code tk_} and the SHA-256
  * of the token (46 characters).
  */
 public final class BusinessIds {
 
-    private static final Pattern FORMAT = Pattern.compile("u([0-9]{1,19})_([0-9]{13})_([A-Za-z0-9]{6})");
+    /** Canonical: the user id without leading zeros ({@code u0042_...} is not user 42's), never 0. */
+    private static final Pattern FORMAT = Pattern.compile("u([1-9][0-9]{0,18})_([0-9]{13})_([A-Za-z0-9]{6})");
 
     private BusinessIds() {
     }

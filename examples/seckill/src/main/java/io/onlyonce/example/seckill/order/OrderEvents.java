@@ -5,9 +5,9 @@ import java.time.Instant;
 
 /**
  * Where "order paid" leaves the order service. Called inside the payment transaction, exactly once
- * per order (after the UNPAID → PAID transition succeeded), so the transactional outbox will slot in
- * here: an implementation that writes the message row in the same transaction, relayed to the
- * broker afterwards (SPEC §6). Today's implementation only logs.
+ * per order (after the UNPAID → PAID transition succeeded): the implementation,
+ * {@link io.onlyonce.example.seckill.message.OrderPaidOutbox}, records the message in the
+ * transactional outbox in that same transaction, and the relay publishes it afterwards (SPEC §6).
  */
 public interface OrderEvents {
 

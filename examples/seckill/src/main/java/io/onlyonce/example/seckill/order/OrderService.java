@@ -1,6 +1,7 @@
 package io.onlyonce.example.seckill.order;
 
 import io.onlyonce.example.seckill.auth.CurrentUser;
+import io.onlyonce.example.seckill.limits.PurchaseLimits;
 import io.onlyonce.example.seckill.product.Product;
 import io.onlyonce.example.seckill.product.ProductRepository;
 import io.onlyonce.example.seckill.seckill.ActivityRepository;
@@ -37,15 +38,17 @@ public class OrderService {
     private final ActivityRepository activities;
     private final OrderNumbers numbers;
     private final DataLayerCounters counters;
+    private final PurchaseLimits limits;
     private final Clock clock;
 
     public OrderService(OrderRepository orders, ProductRepository products, ActivityRepository activities,
-            OrderNumbers numbers, DataLayerCounters counters, Clock clock) {
+            OrderNumbers numbers, DataLayerCounters counters, PurchaseLimits limits, Clock clock) {
         this.orders = orders;
         this.products = products;
         this.activities = activities;
         this.numbers = numbers;
         this.counters = counters;
+        this.limits = limits;
         this.clock = clock;
     }
 
@@ -76,15 +79,19 @@ public class OrderService {
     /**
      * Inserts {@code order} in the caller's transaction, or explains why a unique key refused it:
      * its business id is taken (409 {@code order-exists} with that order's number) or the user
-     * already holds a live order of this flash sale (409 {@code live-order-exists}).
+     * already holds a live order of this flash sale (409 {@code live-order-exists}); or refuses it
+     * when it would take the user past a purchase limit (409, {@link PurchaseLimits}: the buyer's row
+     * is locked first, so one user's orders are placed one after the other).
      *
      * @return the order as stored (its number may differ from the one given if that collided)
      */
     @Transactional(isolation = Isolation.READ_COMMITTED)
     public Order insert(Order order, String endpoint) {
+        limits.lockBuyer(order.userId());
         Order candidate = order;
         for (int attempt = 0; attempt < INSERT_ATTEMPTS; attempt++) {
             if (orders.insertIfAbsent(candidate)) {
+                limits.check(candidate, endpoint);
                 return candidate;
             }
             Optional<Order> sameBusinessId = orders.findByBusinessId(candidate.businessId());

@@ -11,6 +11,7 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
 import tools.jackson.core.JacksonException;
+import tools.jackson.databind.exc.ValueInstantiationException;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -70,17 +71,16 @@ public class PaymentCallbackController {
         PaymentNotice notice;
         try {
             notice = json.readValue(raw, PaymentNotice.class);
+        } catch (ValueInstantiationException e) {
+            // well-formed JSON whose order or trade number has the wrong form (PaymentNotice checks them)
+            throw new ApiException(AppProblem.VALIDATION_FAILED);
         } catch (JacksonException e) {
             throw new ApiException(AppProblem.MALFORMED_REQUEST);
         }
-        if (notice == null || blank(notice.outTradeNo(), 32) || blank(notice.tradeNo(), 64) || notice.amount() == null
-                || notice.amount().signum() < 0 || notice.amount().compareTo(new BigDecimal("9999999999.99")) > 0) {
+        if (notice == null || !notice.complete() || notice.amount().signum() < 0
+                || notice.amount().compareTo(new BigDecimal("9999999999.99")) > 0) {
             throw new ApiException(AppProblem.VALIDATION_FAILED);
         }
         return notice;
-    }
-
-    private static boolean blank(@Nullable String value, int maxLength) {
-        return value == null || value.isBlank() || value.length() > maxLength;
     }
 }

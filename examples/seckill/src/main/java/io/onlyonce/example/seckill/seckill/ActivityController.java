@@ -20,7 +20,8 @@ import org.springframework.web.bind.annotation.RestController;
 /**
  * Flash sales: {@code GET /api/seckill/activities[/{activityId}]} with live stock, and
  * {@code POST /api/seckill/activities/{activityId}/tokens}, which issues the one-time token an
- * order of this user in this activity needs.
+ * order of this user in this activity needs, while the sale runs and has stock left (a user's token
+ * requests are rate-limited: {@code limits.RequestRates}).
  */
 @RestController
 public class ActivityController {
@@ -86,7 +87,7 @@ public class ActivityController {
     @PostMapping("/api/seckill/activities/{activityId}/tokens")
     @ResponseStatus(HttpStatus.CREATED)
     public TokenView token(@PathVariable long activityId, @AuthenticationPrincipal Jwt jwt) {
-        seckill.runningActivity(activityId);
+        seckill.tokenableActivity(activityId);
         IssuedToken issued = tokens.issue(CurrentUser.of(jwt).username(), activityId);
         return new TokenView(issued.value(), issued.expiresAt(), activityId);
     }

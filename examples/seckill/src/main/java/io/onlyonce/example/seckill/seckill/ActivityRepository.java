@@ -67,6 +67,35 @@ public class ActivityRepository {
                 .params(quantity, activityId, productId).update();
     }
 
+    /**
+     * Makes activity {@code id} run from no later than {@code startsBy} until no earlier than
+     * {@code endsNotBefore} (the demo sale's reopening).
+     *
+     * @return false when there is no such activity
+     */
+    public boolean reopen(long id, Instant startsBy, Instant endsNotBefore) {
+        return jdbc.sql("UPDATE seckill_activities SET "
+                        + "starts_at = CASE WHEN starts_at > ? THEN ? ELSE starts_at END, "
+                        + "ends_at = CASE WHEN ends_at < ? THEN ? ELSE ends_at END WHERE id = ?")
+                .params(startsBy.toEpochMilli(), startsBy.toEpochMilli(), endsNotBefore.toEpochMilli(),
+                        endsNotBefore.toEpochMilli(), id)
+                .update() == 1;
+    }
+
+    /**
+     * Fills every product of {@code activityId} with less than {@code stock} left up to
+     * {@code stock}, adding the same to its initial stock, so that sold + left = initial still holds
+     * (the oversell check of {@code GET /api/stats}). One statement per row, so a purchase racing it
+     * is counted either before or after, never lost.
+     *
+     * @return how many products were restocked
+     */
+    public int fillUp(long activityId, int stock) {
+        return jdbc.sql("UPDATE seckill_stock SET initial_stock = initial_stock + (? - stock), stock = ?, "
+                        + "version = version + 1 WHERE activity_id = ? AND stock < ?")
+                .params(stock, stock, activityId, stock).update();
+    }
+
     public void insert(Activity activity) {
         jdbc.sql("INSERT INTO seckill_activities (id, name, starts_at, ends_at) VALUES (?, ?, ?, ?)")
                 .params(activity.id(), activity.name(), activity.startsAt().toEpochMilli(), activity.endsAt().toEpochMilli())

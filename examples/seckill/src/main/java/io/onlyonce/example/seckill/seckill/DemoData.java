@@ -17,8 +17,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * On an empty database: three products and flash sale 1 (product 1, stock 100, running from now for
- * 30 days), so a newcomer can buy at once. A database that has products is left alone (a restart
- * keeps everything).
+ * 30 days), so a newcomer can buy at once. A database that has products keeps everything (a restart
+ * keeps the orders); in demo mode its flash sale 1 is reopened and restocked ({@link DemoSale}).
  */
 @Component
 class DemoData implements ApplicationRunner {
@@ -28,21 +28,31 @@ class DemoData implements ApplicationRunner {
     private final ProductRepository products;
     private final ActivityRepository activities;
     private final SeckillProperties.DemoData settings;
+    private final boolean demoMode;
+    private final DemoSale demoSale;
     private final TransactionTemplate transactions;
     private final Clock clock;
 
-    DemoData(ProductRepository products, ActivityRepository activities, SeckillProperties properties,
+    DemoData(ProductRepository products, ActivityRepository activities, SeckillProperties properties, DemoSale demoSale,
             TransactionTemplate transactions, Clock clock) {
         this.products = products;
         this.activities = activities;
         this.settings = properties.demoData();
+        this.demoMode = properties.demo().enabled();
+        this.demoSale = demoSale;
         this.transactions = transactions;
         this.clock = clock;
     }
 
     @Override
     public void run(ApplicationArguments args) {
-        if (!settings.enabled() || products.count() > 0) {
+        if (!settings.enabled()) {
+            return;
+        }
+        if (products.count() > 0) {
+            if (demoMode && activities.find(DemoSale.ACTIVITY_ID).isPresent()) {
+                demoSale.reopenAndRestock();
+            }
             return;
         }
         try {

@@ -1,11 +1,14 @@
 package io.onlyonce.example.seckill.seckill;
 
+import io.onlyonce.example.seckill.SeckillProperties;
 import io.onlyonce.example.seckill.auth.CurrentUser;
+import io.onlyonce.example.seckill.limits.RequestRates;
 import io.onlyonce.example.seckill.order.Order;
 import io.onlyonce.example.seckill.order.OrderService;
 import io.onlyonce.example.seckill.stats.DataLayerCounters;
 import io.onlyonce.example.seckill.web.ApiException;
 import io.onlyonce.example.seckill.web.AppProblem;
+import io.onlyonce.spring.metrics.OnlyOnceStatistics;
 import java.time.Clock;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -22,17 +25,37 @@ import org.springframework.transaction.annotation.Transactional;
 public class SeckillService {
 
     static final String ORDER_ENDPOINT = "POST /api/seckill/activities/{activityId}/orders";
+    static final String TOKEN_ENDPOINT = "POST /api/seckill/activities/{activityId}/tokens";
 
     private final ActivityRepository activities;
     private final OrderService orders;
     private final DataLayerCounters counters;
+    private final SeckillProperties.Limits limits;
+    private final OnlyOnceStatistics statistics;
     private final Clock clock;
 
-    public SeckillService(ActivityRepository activities, OrderService orders, DataLayerCounters counters, Clock clock) {
+    public SeckillService(ActivityRepository activities, OrderService orders, DataLayerCounters counters,
+            SeckillProperties properties, OnlyOnceStatistics statistics, Clock clock) {
         this.activities = activities;
         this.orders = orders;
         this.counters = counters;
+        this.limits = properties.limits();
+        this.statistics = statistics;
         this.clock = clock;
+    }
+
+    /**
+     * The activity a one-time token may be issued for: running now (else 404 or 409
+     * {@code activity-not-active}) and, with the limits on, with stock left (else 409
+     * {@code sold-out}): a token that can only meet "sold out" is not handed out (seed 000 §9).
+     */
+    public Activity tokenableActivity(long activityId) {
+        Activity activity = runningActivity(activityId);
+        if (limits.enabled() && activities.stock(activityId).stream().noneMatch(s -> s.stock() > 0)) {
+            statistics.record(RequestRates.LAYER, "token_sold_out", TOKEN_ENDPOINT);
+            throw new ApiException(AppProblem.SOLD_OUT);
+        }
+        return activity;
     }
 
     /** The activity, if it is running now (else 404 or 409). */

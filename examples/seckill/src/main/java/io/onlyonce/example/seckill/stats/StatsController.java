@@ -25,6 +25,7 @@ public class StatsController {
     static final Map<String, Set<String>> DUPLICATE_OUTCOMES = Map.of(
             "gateway", Set.of("window_duplicate"),
             "business", Set.of("replayed", "in_progress", "duplicate_token", "mismatch"),
+            "message", Set.of("duplicate_dropped"),
             DataLayerCounters.LAYER, Set.of(DataLayerCounters.DUPLICATE_BUSINESS_ID, DataLayerCounters.LIVE_ORDER_CONFLICT,
                     DataLayerCounters.REPEATED_PAYMENT_CALLBACK, DataLayerCounters.REPEATED_CANCEL));
 
@@ -69,18 +70,22 @@ public class StatsController {
      * @param orders status → orders in the database, and {@code total}
      * @param payments distinct payments in the database: {@code paid} (each paid an order) and
      *     {@code refunds} (further payments of paid or cancelled orders, to be refunded)
+     * @param messages the message layer in this instance: {@code sent} by the outbox relay (on the
+     *     broker's confirm), {@code processed} by the consumers, {@code duplicatesDropped} by their
+     *     inboxes, {@code deadLettered}; and {@code pending} and {@code failed} outbox rows in the database
      * @param activities stock per flash-sale product
      * @param oversell the oversell check
      */
     public record Stats(Map<String, Map<String, Long>> layers, Map<String, Long> duplicatesStopped,
-            Map<String, Long> orders, Map<String, Long> payments, List<ActivityStock> activities, OversellCheck oversell) {
+            Map<String, Long> orders, Map<String, Long> payments, Map<String, Long> messages,
+            List<ActivityStock> activities, OversellCheck oversell) {
     }
 
     @GetMapping("/api/stats")
     public Stats stats() {
         Map<String, Map<String, Long>> layers = new TreeMap<>(statistics.byLayer());
         Map<String, Long> duplicates = new LinkedHashMap<>();
-        for (String layer : List.of("gateway", "business", DataLayerCounters.LAYER)) {
+        for (String layer : List.of("gateway", "business", DataLayerCounters.LAYER, "message")) {
             Map<String, Long> outcomes = layers.getOrDefault(layer, Map.of());
             duplicates.put(layer, outcomes.entrySet().stream()
                     .filter(e -> DUPLICATE_OUTCOMES.get(layer).contains(e.getKey()))
@@ -94,6 +99,16 @@ public class StatsController {
             total += count;
         }
         orders.put("total", total);
+        Map<String, Long> message = layers.getOrDefault("message", Map.of());
+        Map<String, Long> messages = new LinkedHashMap<>();
+        messages.put("sent", message.getOrDefault("sent", 0L));
+        messages.put("processed", message.getOrDefault("processed", 0L));
+        messages.put("duplicatesDropped", message.getOrDefault("duplicate_dropped", 0L));
+        messages.put("deadLettered", message.getOrDefault("dead_lettered", 0L));
+        messages.put("pending", jdbc.sql("SELECT COUNT(*) FROM onlyonce_message_log WHERE status IN ('PREPARED', 'SENDING')")
+                .query(Long.class).single());
+        messages.put("failed", jdbc.sql("SELECT COUNT(*) FROM onlyonce_message_log WHERE status = 'FAILED'")
+                .query(Long.class).single());
         Map<String, Long> payments = new LinkedHashMap<>();
         payments.put("paid", jdbc.sql("SELECT COUNT(*) FROM payment_notifications WHERE outcome = 'PAID'")
                 .query(Long.class).single());
@@ -118,6 +133,6 @@ public class StatsController {
         long negative = activities.stream().filter(a -> a.stockLeft() < 0).count();
         OversellCheck check = new OversellCheck(inconsistent == 0 && negative == 0 && twoLive == 0, inconsistent,
                 negative, twoLive);
-        return new Stats(layers, duplicates, orders, payments, activities, check);
+        return new Stats(layers, duplicates, orders, payments, messages, activities, check);
     }
 }

@@ -2,6 +2,7 @@ package io.onlyonce.example.seckill.web;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A business rule said no: answered as the problem {@link #problem()}, with {@link #properties()}
@@ -14,6 +15,7 @@ public class ApiException extends RuntimeException {
     private final AppProblem problem;
     private final transient Map<String, Object> properties;
     private final transient Object[] arguments;
+    private @Nullable Long retryAfterSeconds;
 
     public ApiException(AppProblem problem) {
         this(problem, Map.of());
@@ -29,6 +31,17 @@ public class ApiException extends RuntimeException {
     /** A problem about one order, whose number is both the message argument and the {@code orderNo} member. */
     public static ApiException aboutOrder(AppProblem problem, String orderNo) {
         return new ApiException(problem, Map.of("orderNo", orderNo), orderNo);
+    }
+
+    /** This problem answered with {@code Retry-After: seconds}. */
+    public ApiException retryAfter(long seconds) {
+        this.retryAfterSeconds = Math.max(1, seconds);
+        return this;
+    }
+
+    /** The {@code Retry-After} in seconds, or null for none. */
+    public @Nullable Long retryAfterSeconds() {
+        return retryAfterSeconds;
     }
 
     public AppProblem problem() {

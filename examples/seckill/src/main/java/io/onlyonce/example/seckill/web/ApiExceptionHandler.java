@@ -53,7 +53,11 @@ public class ApiExceptionHandler extends ResponseEntityExceptionHandler {
     public ResponseEntity<ProblemDetail> handle(ApiException e) {
         ProblemDetail problem = problems.create(e.problem(), LocaleContextHolder.getLocale(), e.arguments());
         e.properties().forEach(problem::setProperty);
-        return respond(problem, HttpHeaders.EMPTY);
+        HttpHeaders headers = new HttpHeaders();
+        if (e.retryAfterSeconds() != null) {
+            headers.set(HttpHeaders.RETRY_AFTER, Long.toString(e.retryAfterSeconds()));
+        }
+        return respond(problem, headers);
     }
 
     @ExceptionHandler(AuthenticationException.class)

@@ -18,6 +18,13 @@ public enum AppProblem {
     PAYLOAD_TOO_LARGE("payload-too-large", HttpStatus.CONTENT_TOO_LARGE),
     UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", HttpStatus.UNSUPPORTED_MEDIA_TYPE),
     INTERNAL_ERROR("internal-error", HttpStatus.INTERNAL_SERVER_ERROR),
+    REQUEST_REJECTED("request-rejected", HttpStatus.BAD_REQUEST),
+    MALFORMED_HTTP_REQUEST("malformed-http-request", HttpStatus.BAD_REQUEST),
+    REQUEST_HEADER_TOO_LARGE("request-header-too-large", HttpStatus.REQUEST_HEADER_FIELDS_TOO_LARGE),
+    HTTP_VERSION_NOT_SUPPORTED("http-version-not-supported", HttpStatus.HTTP_VERSION_NOT_SUPPORTED),
+    TOO_MANY_REQUESTS("too-many-requests", HttpStatus.TOO_MANY_REQUESTS),
+    UNPAID_ORDER_LIMIT("unpaid-order-limit", HttpStatus.CONFLICT),
+    PURCHASE_LIMIT("purchase-limit", HttpStatus.CONFLICT),
 
     BUSINESS_ID_INVALID("business-id-invalid", HttpStatus.BAD_REQUEST),
     BUSINESS_ID_FORBIDDEN("business-id-forbidden", HttpStatus.FORBIDDEN),
@@ -63,6 +70,9 @@ public enum AppProblem {
             case 406 -> NOT_ACCEPTABLE;
             case 413 -> PAYLOAD_TOO_LARGE;
             case 415 -> UNSUPPORTED_MEDIA_TYPE;
+            case 429 -> TOO_MANY_REQUESTS;
+            case 431 -> REQUEST_HEADER_TOO_LARGE;
+            case 505 -> HTTP_VERSION_NOT_SUPPORTED;
             default -> status >= 500 ? INTERNAL_ERROR : MALFORMED_REQUEST;
         };
     }

@@ -51,14 +51,19 @@ public final class BodyLimitFilter extends OncePerRequestFilter {
         chain.doFilter(new BufferedBodyRequest(request, body), response);
     }
 
-    /** The request with its body already in memory. */
-    static final class BufferedBodyRequest extends HttpServletRequestWrapper {
+    /** The request with its body already in memory; every {@link #getInputStream()} reads it from the start. */
+    public static final class BufferedBodyRequest extends HttpServletRequestWrapper {
 
         private final byte[] body;
 
         BufferedBodyRequest(HttpServletRequest request, byte[] body) {
             super(request);
             this.body = body;
+        }
+
+        /** The body (not a copy: do not change it). */
+        public byte[] body() {
+            return body;
         }
 
         @Override

@@ -7,6 +7,7 @@ import io.onlyonce.example.seckill.support.Api.Session;
 import io.onlyonce.example.seckill.support.ExternalDatabases;
 import io.onlyonce.example.seckill.support.Redis;
 import io.onlyonce.example.seckill.support.Rows;
+import io.onlyonce.example.seckill.support.TestSecrets;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -89,9 +90,11 @@ class FlashSaleBench {
                 "--spring.data.redis.host=" + Redis.sharedHost(), "--spring.data.redis.port=" + Redis.sharedPort(),
                 "--onlyonce.redis.key-prefix=" + prefix, "--seckill.order.sweeper-enabled=false",
                 "--logging.level.root=WARN"));
+        args.addAll(TestSecrets.args());
         if (!layers) {
             args.add("--seckill.onlyonce.enabled=false");
             args.add("--onlyonce.dedup.enabled=false");
+            args.add("--seckill.limits.enabled=false");
         }
         try (ConfigurableApplicationContext context = new SpringApplicationBuilder(SeckillApplication.class)
                 .run(args.toArray(String[]::new))) {

@@ -25,7 +25,8 @@ class BusinessIdsTest {
     @ParameterizedTest
     @ValueSource(strings = {"", "u42", "42_1767225600000_a1B2c3", "u42_1767225600000_a1B2c", "u42_1767225600000_a1B2c3d",
         "u42_176722560000_a1B2c3", "u42_1767225600000_a1B2c!", "u-1_1767225600000_a1B2c3", "u99999999999999999999_1767225600000_a1B2c3",
-        "U42_1767225600000_a1B2c3", "u42_1767225600000_a1B2c3\n"})
+        "U42_1767225600000_a1B2c3", "u42_1767225600000_a1B2c3\n", "u042_1767225600000_a1B2c3", "u0001_1767225600000_a1B2c3",
+        "u0_1767225600000_a1B2c3", "u+42_1767225600000_a1B2c3", "u\uFF14\uFF12_1767225600000_a1B2c3"})
     void anythingElseIsNoBusinessId(String value) {
         assertThat(BusinessIds.parse(value)).isEmpty();
     }

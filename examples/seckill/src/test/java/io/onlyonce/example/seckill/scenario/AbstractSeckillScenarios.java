@@ -6,12 +6,14 @@ import io.onlyonce.example.seckill.SeckillApplication;
 import io.onlyonce.example.seckill.auth.AccessTokens;
 import io.onlyonce.example.seckill.auth.UserRepository;
 import io.onlyonce.example.seckill.order.UnpaidOrderSweeper;
-import io.onlyonce.example.seckill.support.Api;
+import io.onlyonce.example.seckill.seckill.DedupKeyFilter;
 import io.onlyonce.example.seckill.support.Api.Response;
 import io.onlyonce.example.seckill.support.Api.Session;
+import io.onlyonce.example.seckill.support.Api;
 import io.onlyonce.example.seckill.support.Concurrently;
 import io.onlyonce.example.seckill.support.Rows;
 import io.onlyonce.example.seckill.support.TestClockConfiguration;
+import io.onlyonce.example.seckill.support.TestSecrets;
 import io.onlyonce.spring.metrics.OnlyOnceStatistics;
 import io.onlyonce.testing.MutableClock;
 import java.nio.charset.StandardCharsets;
@@ -106,13 +108,24 @@ public abstract class AbstractSeckillScenarios {
      * The seckill de-dup rule of application.yml with the {@link #SHARED_STORE_WINDOW}; a list
      * property is replaced whole, so the rule is given in full.
      */
+    /**
+     * The set-up of a scenario class on shared servers: a {@link #shortWindow short window}, real
+     * secrets, and the abuse limits off, since these scenarios drive the layers behind them (one
+     * user sending 100 requests at once, tokens fetched after a sale sold out);
+     * {@link AbstractSafetyScenarios} tests the limits.
+     */
+    protected static void behindTheLimits(org.springframework.test.context.DynamicPropertyRegistry registry) {
+        shortWindow(registry);
+        TestSecrets.register(registry);
+        registry.add("seckill.limits.enabled", () -> "false");
+    }
+
     protected static void shortWindow(org.springframework.test.context.DynamicPropertyRegistry registry) {
         registry.add("onlyonce.dedup.rules[0].pattern", () -> "/api/seckill/**");
         registry.add("onlyonce.dedup.rules[0].methods[0]", () -> "POST");
         registry.add("onlyonce.dedup.rules[0].window", () -> SHARED_STORE_WINDOW.toMillis() + "ms");
         registry.add("onlyonce.dedup.rules[0].fields[0]", () -> "principal");
-        registry.add("onlyonce.dedup.rules[0].fields[1]", () -> "path");
-        registry.add("onlyonce.dedup.rules[0].fields[2]", () -> "body:productId");
+        registry.add("onlyonce.dedup.rules[0].fields[1]", () -> "header:" + DedupKeyFilter.HEADER);
     }
 
     /**
@@ -428,6 +441,40 @@ public abstract class AbstractSeckillScenarios {
         assertThat(stolen.status()).as("a trade number belongs to one order").isEqualTo(409);
         assertThat(stolen.problem()).isEqualTo("trade-no-conflict");
         assertThat(rows.status(otherOrder)).isEqualTo("UNPAID");
+    }
+
+    @Test
+    void aPaidOrderCreditsPointsAndShipsOnceThroughTheMessageLayer() throws Exception {
+        Session buyer = api.login(user("msg"));
+        long product = rows.createProduct("7.25", 100);
+        List<String> orderNos = new java.util.ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            orderNos.add(api.order(buyer, Api.businessId(buyer), product, 2).text("orderNo"));
+        }
+        // each notice three times, concurrently: one payment and one message per order
+        List<Response> notices = Concurrently.map(12, java.util.stream.IntStream.range(0, 12).boxed().toList(),
+                i -> pay(orderNos.get(i % 4), "14.50", "T-" + orderNos.get(i % 4)));
+        assertThat(notices).allSatisfy(r -> assertThat(r.status()).as(r.toString()).isEqualTo(200));
+
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() ->
+                rows.count("SELECT COUNT(*) FROM shipments WHERE user_id = ?", buyer.userId()) == 4
+                        && api.get("/api/me", buyer).json().get("points").decimalValue().compareTo(new java.math.BigDecimal("58.00")) == 0);
+        Response me = api.get("/api/me", buyer);
+        assertThat(me.json().get("userId").asLong()).isEqualTo(buyer.userId());
+        assertThat(me.json().get("points").decimalValue()).isEqualByComparingTo("58.00");
+        for (String orderNo : orderNos) {
+            assertThat(rows.count("SELECT COUNT(*) FROM onlyonce_message_log WHERE id = ?", orderNo + "_paid")).isEqualTo(1);
+            Response order = api.get("/api/orders/" + orderNo, buyer);
+            assertThat(order.text("shipmentNo")).as(orderNo).startsWith("S");
+            assertThat(rows.count("SELECT COUNT(*) FROM onlyonce_inbox WHERE message_id = ?", orderNo + "_paid"))
+                    .as("one inbox row per consumer").isEqualTo(2);
+        }
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> rows.count(
+                "SELECT COUNT(*) FROM onlyonce_message_log WHERE id IN (?, ?, ?, ?) AND status = 'SUCCESS'",
+                orderNos.get(0) + "_paid", orderNos.get(1) + "_paid", orderNos.get(2) + "_paid", orderNos.get(3) + "_paid") == 4);
+        Response stats = api.get("/api/stats", buyer);
+        assertThat(stats.json().get("messages").get("sent").asLong()).isGreaterThanOrEqualTo(4);
+        assertThat(stats.json().get("messages").get("failed").asLong()).isZero();
     }
 
     @Test

@@ -3,9 +3,9 @@ package io.onlyonce.example.seckill.scenario;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.onlyonce.example.seckill.SeckillApplication;
-import io.onlyonce.example.seckill.support.Api;
 import io.onlyonce.example.seckill.support.Api.Response;
 import io.onlyonce.example.seckill.support.Api.Session;
+import io.onlyonce.example.seckill.support.Api;
 import io.onlyonce.example.seckill.support.Concurrently;
 import io.onlyonce.example.seckill.support.Rows;
 import io.onlyonce.example.seckill.support.TestClockConfiguration;
@@ -25,7 +25,8 @@ import org.springframework.test.annotation.DirtiesContext;
  * {@code @Idempotent}; duplicates reach the database, whose unique keys alone keep them out.
  */
 @SpringBootTest(classes = SeckillApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"seckill.onlyonce.enabled=false", "onlyonce.dedup.enabled=false", "seckill.order.sweeper-enabled=false",
+        properties = {"seckill.onlyonce.enabled=false", "onlyonce.dedup.enabled=false", "seckill.limits.enabled=false",
+            "seckill.order.sweeper-enabled=false",
             "spring.datasource.url=jdbc:h2:mem:seckill-baseline;DB_CLOSE_DELAY=-1"})
 @Import(TestClockConfiguration.class)
 @DirtiesContext(classMode = DirtiesContext.ClassMode.AFTER_CLASS)

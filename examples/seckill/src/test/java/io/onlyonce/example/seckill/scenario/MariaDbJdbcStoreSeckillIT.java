@@ -14,11 +14,8 @@ class MariaDbJdbcStoreSeckillIT extends AbstractSeckillScenarios {
 
     @DynamicPropertySource
     static void database(DynamicPropertyRegistry registry) {
-        shortWindow(registry);
-        String url = ExternalDatabases.createMysql(DATABASE);
-        registry.add("spring.datasource.url", () -> url);
-        registry.add("spring.datasource.username", ExternalDatabases::mysqlUser);
-        registry.add("spring.datasource.password", ExternalDatabases::mysqlPassword);
+        behindTheLimits(registry);
+        ExternalDatabases.useMysql(registry, DATABASE);
         registry.add("onlyonce.store", () -> "jdbc");
     }
 

@@ -16,14 +16,9 @@ class MariaDbRedisStoreSeckillIT extends AbstractSeckillScenarios {
 
     @DynamicPropertySource
     static void database(DynamicPropertyRegistry registry) {
-        shortWindow(registry);
-        String url = ExternalDatabases.createMysql(DATABASE);
-        registry.add("spring.datasource.url", () -> url);
-        registry.add("spring.datasource.username", ExternalDatabases::mysqlUser);
-        registry.add("spring.datasource.password", ExternalDatabases::mysqlPassword);
-        registry.add("onlyonce.redis.key-prefix", () -> PREFIX);
-        registry.add("spring.data.redis.host", Redis::sharedHost);
-        registry.add("spring.data.redis.port", Redis::sharedPort);
+        behindTheLimits(registry);
+        ExternalDatabases.useMysql(registry, DATABASE);
+        Redis.useShared(registry, PREFIX);
     }
 
     @AfterAll

@@ -11,8 +11,8 @@ import io.onlyonce.store.OwnerToken;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
-import org.jspecify.annotations.Nullable;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
@@ -20,7 +20,9 @@ import org.springframework.context.annotation.Import;
 import org.springframework.test.context.TestPropertySource;
 
 /** The store flush on the embedded default: the in-memory store is emptied, as a restart would. */
-@TestPropertySource(properties = "spring.datasource.url=jdbc:h2:mem:seckill-flush;DB_CLOSE_DELAY=-1")
+// one user with 100 unpaid orders: past the abuse limits, which AbstractSafetyScenarios tests
+@TestPropertySource(properties = {"spring.datasource.url=jdbc:h2:mem:seckill-flush;DB_CLOSE_DELAY=-1",
+    "seckill.limits.enabled=false"})
 @Import(MemoryStoreFlushTest.FlushableStoreConfiguration.class)
 class MemoryStoreFlushTest extends AbstractStoreFlushScenario {
 

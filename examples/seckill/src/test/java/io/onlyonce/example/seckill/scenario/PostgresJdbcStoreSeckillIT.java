@@ -14,17 +14,13 @@ class PostgresJdbcStoreSeckillIT extends AbstractSeckillScenarios {
 
     @DynamicPropertySource
     static void database(DynamicPropertyRegistry registry) {
-        shortWindow(registry);
-        String url = ExternalDatabases.createPostgres(DATABASE);
-        registry.add("spring.datasource.url", () -> url);
-        registry.add("spring.datasource.username", ExternalDatabases::postgresUser);
-        registry.add("spring.datasource.password", ExternalDatabases::postgresPassword);
+        behindTheLimits(registry);
+        ExternalDatabases.usePostgres(registry, DATABASE);
         registry.add("onlyonce.store", () -> "jdbc");
     }
 
     @AfterAll
     static void dropDatabase() {
         ExternalDatabases.dropPostgres(DATABASE);
-
     }
 }

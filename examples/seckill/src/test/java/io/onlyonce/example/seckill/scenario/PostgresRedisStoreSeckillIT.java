@@ -16,14 +16,9 @@ class PostgresRedisStoreSeckillIT extends AbstractSeckillScenarios {
 
     @DynamicPropertySource
     static void database(DynamicPropertyRegistry registry) {
-        shortWindow(registry);
-        String url = ExternalDatabases.createPostgres(DATABASE);
-        registry.add("spring.datasource.url", () -> url);
-        registry.add("spring.datasource.username", ExternalDatabases::postgresUser);
-        registry.add("spring.datasource.password", ExternalDatabases::postgresPassword);
-        registry.add("onlyonce.redis.key-prefix", () -> PREFIX);
-        registry.add("spring.data.redis.host", Redis::sharedHost);
-        registry.add("spring.data.redis.port", Redis::sharedPort);
+        behindTheLimits(registry);
+        ExternalDatabases.usePostgres(registry, DATABASE);
+        Redis.useShared(registry, PREFIX);
     }
 
     @AfterAll

@@ -12,7 +12,9 @@ import org.springframework.test.context.TestPropertySource;
  * The store flush with the Redis stores: FLUSHALL on a redis-server this class starts for itself
  * on a free port (never on the shared server), in the middle of the run.
  */
-@TestPropertySource(properties = {"onlyonce.store=redis", "spring.datasource.url=jdbc:h2:mem:seckill-redis-flush;DB_CLOSE_DELAY=-1"})
+// one user with 100 unpaid orders: past the abuse limits, which AbstractSafetyScenarios tests
+@TestPropertySource(properties = {"onlyonce.store=redis", "spring.datasource.url=jdbc:h2:mem:seckill-redis-flush;DB_CLOSE_DELAY=-1",
+    "seckill.limits.enabled=false"})
 class RedisFlushIT extends AbstractStoreFlushScenario {
 
     private static Redis.Private redis;

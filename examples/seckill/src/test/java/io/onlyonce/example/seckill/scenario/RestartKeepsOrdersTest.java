@@ -3,9 +3,9 @@ package io.onlyonce.example.seckill.scenario;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.onlyonce.example.seckill.SeckillApplication;
-import io.onlyonce.example.seckill.support.Api;
 import io.onlyonce.example.seckill.support.Api.Response;
 import io.onlyonce.example.seckill.support.Api.Session;
+import io.onlyonce.example.seckill.support.Api;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -5,6 +5,7 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.UUID;
+import org.springframework.test.context.DynamicPropertyRegistry;
 
 /**
  * A database of its own for each test class on the local PostgreSQL (127.0.0.1:5432, user
@@ -50,6 +51,22 @@ public final class ExternalDatabases {
     public static String createPostgres(String name) {
         execute(postgresBase() + "postgres", postgresUser(), postgresPassword(), "CREATE DATABASE " + name);
         return postgresBase() + name;
+    }
+
+    /** Creates the PostgreSQL database {@code name} and points the service's data source at it. */
+    public static void usePostgres(DynamicPropertyRegistry registry, String name) {
+        String url = createPostgres(name);
+        registry.add("spring.datasource.url", () -> url);
+        registry.add("spring.datasource.username", ExternalDatabases::postgresUser);
+        registry.add("spring.datasource.password", ExternalDatabases::postgresPassword);
+    }
+
+    /** Creates the MariaDB/MySQL database {@code name} and points the service's data source at it. */
+    public static void useMysql(DynamicPropertyRegistry registry, String name) {
+        String url = createMysql(name);
+        registry.add("spring.datasource.url", () -> url);
+        registry.add("spring.datasource.username", ExternalDatabases::mysqlUser);
+        registry.add("spring.datasource.password", ExternalDatabases::mysqlPassword);
     }
 
     public static void dropPostgres(String name) {

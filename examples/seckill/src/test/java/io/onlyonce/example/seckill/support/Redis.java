@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import org.springframework.test.context.DynamicPropertyRegistry;
 
 /** Redis for the integration tests: a random key prefix on the shared server, or a private server. */
 public final class Redis {
@@ -33,6 +34,13 @@ public final class Redis {
     /** A key prefix no other test class uses. */
     public static String newPrefix() {
         return "oo:seckill-it:" + UUID.randomUUID().toString().substring(0, 8) + ":";
+    }
+
+    /** Points the service's OnlyOnce stores at the shared server, under {@code prefix}. */
+    public static void useShared(DynamicPropertyRegistry registry, String prefix) {
+        registry.add("onlyonce.redis.key-prefix", () -> prefix);
+        registry.add("spring.data.redis.host", Redis::sharedHost);
+        registry.add("spring.data.redis.port", Redis::sharedPort);
     }
 
     /** Deletes every key under {@code prefix} on the shared server (never FLUSHALL there). */

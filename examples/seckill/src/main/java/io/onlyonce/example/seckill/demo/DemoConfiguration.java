@@ -1,0 +1,45 @@
+package io.onlyonce.example.seckill.demo;
+
+import io.onlyonce.example.seckill.SeckillProperties;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The demo mode's guard and its warning: {@link SecretsGuard} refuses forgeable secrets outside demo
+ * mode before anything starts; once the service is ready it says where it listens, and in demo
+ * mode, loudly, that it is a demo.
+ */
+@Configuration(proxyBeanMethods = false)
+class DemoConfiguration {
+
+    private static final Logger log = LoggerFactory.getLogger(DemoConfiguration.class);
+
+    @Bean
+    static SecretsGuard secretsGuard() {
+        return new SecretsGuard();
+    }
+
+    @Bean
+    ApplicationListener<ApplicationReadyEvent> readyReport(SeckillProperties properties) {
+        return event -> {
+            String port = event.getApplicationContext().getEnvironment().getProperty("local.server.port");
+            if (properties.demo().enabled()) {
+                log.warn("********************************************************************************");
+                log.warn("DEMO MODE: the JWT, payment and one-time token secrets are the demo values published in"
+                        + " the README, so anyone who can reach this port can log in as any user, forge one-time"
+                        + " tokens and mark orders paid. Never expose it to a network.");
+                log.warn("For anything real start with a profile (postgres, mysql, redis, ...) and set"
+                        + " SECKILL_JWT_SECRET, SECKILL_PAYMENT_SECRET and ONLYONCE_TOKEN_SECRET (32+ bytes each).");
+                log.warn("********************************************************************************");
+            }
+            if (port != null) {
+                log.info("seckill is ready on http://localhost:{} (walk-through: scripts/demo.sh http://localhost:{};"
+                        + " API: http://localhost:{}/swagger-ui.html)", port, port, port);
+            }
+        };
+    }
+}

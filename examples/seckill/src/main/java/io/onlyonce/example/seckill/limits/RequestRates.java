@@ -1,0 +1,75 @@
+package io.onlyonce.example.seckill.limits;
+
+import io.onlyonce.Fingerprint;
+import io.onlyonce.StoreUnavailableException;
+import io.onlyonce.example.seckill.SeckillProperties;
+import io.onlyonce.example.seckill.web.ApiException;
+import io.onlyonce.example.seckill.web.AppProblem;
+import io.onlyonce.spring.metrics.OnlyOnceStatistics;
+import io.onlyonce.window.WindowHit;
+import io.onlyonce.window.WindowStore;
+import java.util.Locale;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.stereotype.Component;
+
+/**
+ * Per-user request rates on the token and order endpoints: at most {@code seckill.limits.token-requests}
+ * token requests and {@code seckill.limits.order-requests} order requests per
+ * {@code seckill.limits.window}, counted in the OnlyOnce {@link WindowStore} (one fixed window per
+ * user and kind, measured on the store's clock), so the limit holds across every instance that
+ * shares the store. Beyond it: 429 {@code too-many-requests} with {@code Retry-After} (the time
+ * left in the window). A store fault lets the request through: the caps and the layers behind still hold.
+ */
+@Component
+public class RequestRates {
+
+    /** What is counted. */
+    public enum Kind {
+        TOKENS,
+        ORDERS
+    }
+
+    /** The layer name of the limits' counters in {@code onlyonce.requests} and {@code GET /api/stats}. */
+    public static final String LAYER = "limits";
+
+    private static final Logger log = LoggerFactory.getLogger(RequestRates.class);
+
+    private final @Nullable WindowStore windows;
+    private final SeckillProperties.Limits limits;
+    private final OnlyOnceStatistics statistics;
+
+    public RequestRates(ObjectProvider<WindowStore> windows, SeckillProperties properties, OnlyOnceStatistics statistics) {
+        this.windows = windows.getIfAvailable();
+        this.limits = properties.limits();
+        this.statistics = statistics;
+    }
+
+    /**
+     * Counts one request of {@code userId}.
+     *
+     * @throws ApiException 429 {@code too-many-requests} with {@code Retry-After} beyond the limit
+     */
+    public void count(Kind kind, long userId, String endpoint) {
+        int max = kind == Kind.TOKENS ? limits.tokenRequests() : limits.orderRequests();
+        if (!limits.enabled() || max == 0 || windows == null) {
+            return;
+        }
+        WindowHit hit;
+        try {
+            hit = windows.hit(Fingerprint.of("seckill:rate", kind.name().toLowerCase(Locale.ROOT), Long.toString(userId)),
+                    limits.window());
+        } catch (StoreUnavailableException e) {
+            log.warn("request rate of user {} not counted: {}", userId, e.getMessage());
+            return;
+        }
+        if (hit.count() > max) {
+            statistics.record(LAYER, "rate_limited", endpoint);
+            throw new ApiException(AppProblem.TOO_MANY_REQUESTS, java.util.Map.<String, Object>of("limit", max,
+                    "windowSeconds", limits.window().toSeconds()), max, limits.window().toSeconds())
+                    .retryAfter(hit.retryAfterSeconds());
+        }
+    }
+}

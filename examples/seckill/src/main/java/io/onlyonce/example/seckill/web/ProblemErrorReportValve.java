@@ -1,0 +1,110 @@
+package io.onlyonce.example.seckill.web;
+
+import jakarta.servlet.RequestDispatcher;
+import java.io.IOException;
+import java.io.Writer;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.catalina.connector.Request;
+import org.apache.catalina.connector.Response;
+import org.apache.catalina.valves.ErrorReportValve;
+import org.jspecify.annotations.Nullable;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Tomcat's error report as a problem, for the errors Tomcat answers before any servlet or filter
+ * runs: a request line or header it cannot parse (a CR or NUL in a header, a header section over
+ * 8 KB), an address it refuses ({@code %2F}, {@code %00}, a backslash), an HTTP version it does
+ * not speak. Everything that reaches the application is answered by it (and its {@code /error}
+ * page); this valve writes only where nothing was written. Never shows the exception or the input.
+ */
+public class ProblemErrorReportValve extends ErrorReportValve {
+
+    private final Problems problems;
+    private final JsonMapper json = JsonMapper.builder().build();
+
+    public ProblemErrorReportValve(Problems problems) {
+        this.problems = problems;
+    }
+
+    @Override
+    protected void report(Request request, Response response, @Nullable Throwable throwable) {
+        int status = response.getStatus();
+        if (status < 400 || response.getContentWritten() > 0 || !response.setErrorReported()) {
+            return;
+        }
+        AppProblem type = classify(status, throwable != null ? throwable
+                : (Throwable) request.getAttribute(RequestDispatcher.ERROR_EXCEPTION), rawUri(request));
+        ProblemDetail problem = problems.create(type, locale(request));
+        if (type != AppProblem.forStatus(status)) {
+            status = type.status().value();
+        }
+        problem.setStatus(status);
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("type", problem.getType().toString());
+        body.put("title", problem.getTitle());
+        body.put("status", status);
+        body.put("detail", problem.getDetail());
+        try {
+            response.setStatus(status);
+            response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+            response.setCharacterEncoding("UTF-8");
+            Writer writer = response.getReporter();
+            if (writer != null) {
+                writer.write(json.writeValueAsString(body));
+                response.finishResponse();
+            }
+        } catch (IOException | IllegalStateException e) {
+            // the connection is gone or the response was taken over: nothing more to say
+        }
+    }
+
+    /** What went wrong, as far as Tomcat tells. */
+    static AppProblem classify(int status, @Nullable Throwable throwable, String rawUri) {
+        if (status == 505) {
+            return AppProblem.HTTP_VERSION_NOT_SUPPORTED;
+        }
+        if (status == 400 && mentionsTooLarge(throwable)) {
+            return AppProblem.REQUEST_HEADER_TOO_LARGE;
+        }
+        String uri = rawUri.toLowerCase(Locale.ROOT);
+        if (status == 400 && (uri.contains("%2f") || uri.contains("%5c") || uri.contains("%00") || uri.contains("\\"))) {
+            return AppProblem.REQUEST_REJECTED;
+        }
+        if (status == 400) {
+            return AppProblem.MALFORMED_HTTP_REQUEST;
+        }
+        return AppProblem.forStatus(status);
+    }
+
+    private static boolean mentionsTooLarge(@Nullable Throwable throwable) {
+        for (Throwable t = throwable; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && t.getMessage().toLowerCase(Locale.ROOT).contains("too large")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The address as it was sent, or "" when the request line could not be read. */
+    private static String rawUri(Request request) {
+        try {
+            String uri = request.getCoyoteRequest().requestURI().toString();
+            return uri == null ? "" : uri;
+        } catch (RuntimeException e) {
+            return "";
+        }
+    }
+
+    /** The caller's language if its headers could be read at all, else English. */
+    private static Locale locale(Request request) {
+        try {
+            return request.getHeader("Accept-Language") == null ? Locale.ENGLISH : request.getLocale();
+        } catch (RuntimeException e) {
+            return Locale.ENGLISH;
+        }
+    }
+}

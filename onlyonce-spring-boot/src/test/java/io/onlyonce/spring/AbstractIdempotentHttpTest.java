@@ -501,6 +501,18 @@ public abstract class AbstractIdempotentHttpTest {
     }
 
     @Test
+    void aResultTheClientDoesNotAcceptIsNotStoredAndTheWorkDoesNotRunAgain() {
+        String key = newKey();
+        HttpResponse<String> xml = http.send(http.post("/orders", "alice", ORDER).header("Idempotency-Key", key)
+                .header("Accept", "application/xml"));
+        assertThat(xml.statusCode()).isEqualTo(406);
+        assertThat(orders.executions("orders")).as("the method ran; only its result could not be written").isEqualTo(1);
+        HttpResponse<String> json = http.send(http.post("/orders", "alice", ORDER).header("Idempotency-Key", key));
+        assertProblem(json, 422, "idempotency-response-not-kept");
+        assertThat(orders.executions("orders")).isEqualTo(1);
+    }
+
+    @Test
     void anyBusinessValueIsAKeyLongAndNonAsciiOnesAreHashed() {
         for (String businessId : List.of("order-" + "9".repeat(300), "订单-" + newKey(), "with space " + newKey())) {
             String body = "{\"item\":\"phone\",\"quantity\":1,\"businessId\":\"" + businessId + "\"}";

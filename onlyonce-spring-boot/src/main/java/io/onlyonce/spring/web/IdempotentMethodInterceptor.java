@@ -28,6 +28,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
@@ -127,18 +131,80 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
             return invocation.proceed();
         }
         response.startCapture();
-        Object result = invocation.proceed();
-        if (result != null && Streaming.isStreaming(result.getClass())) {
+        PendingExecution pending = (PendingExecution) request.getAttribute(PendingExecution.ATTRIBUTE);
+        Object result;
+        try {
+            result = invocation.proceed();
+        } catch (Throwable failure) {
+            // recorded as a failure unless an exception handler answers it with a business 4xx
+            if (pending != null) {
+                pending.methodFailed(failure);
+            }
+            throw failure;
+        }
+        if (pending == null || result == null) {
+            return result;
+        }
+        if (Streaming.isStreaming(result.getClass())) {
             // a streamed answer is written over time and cannot be stored: the work ran, so its key
             // stays taken without a response, and the stream goes to the client as it is written
-            PendingExecution pending = (PendingExecution) request.getAttribute(PendingExecution.ATTRIBUTE);
-            if (pending != null) {
-                request.removeAttribute(PendingExecution.ATTRIBUTE);
-                pending.execution().completeWithoutResponse(200);
-            }
+            request.removeAttribute(PendingExecution.ATTRIBUTE);
+            pending.execution().completeWithoutResponse(200);
             response.discardCapture();
+            return result;
+        }
+        return watched(invocation.getMethod().getReturnType(), result, pending);
+    }
+
+    /**
+     * A future or {@code Callable} whose end the pending execution learns of before Spring MVC
+     * does: its failure frees the key whatever answer an exception handler gives, and work that
+     * outlives the request's async timeout still finishes the execution when it ends. Other
+     * results, and subtypes the wrapper could not stand in for, are returned as they are.
+     */
+    @SuppressWarnings("unchecked")
+    private static Object watched(Class<?> declared, Object result, PendingExecution pending) {
+        if (result instanceof CompletionStage<?> stage
+                && (declared == CompletableFuture.class || declared == CompletionStage.class)) {
+            pending.watch();
+            // a future of its own: Spring MVC cancels what it was given when the request times out,
+            // and a cancelled dependent would never learn how the work ended
+            CompletableFuture<Object> answer = new CompletableFuture<>();
+            stage.whenComplete((value, failure) -> {
+                settle(pending, failure);
+                if (failure == null) {
+                    answer.complete(value);
+                } else {
+                    answer.completeExceptionally(failure);
+                }
+            });
+            return answer;
+        }
+        if (result instanceof Callable<?> callable && declared == Callable.class) {
+            pending.watch();
+            return (Callable<Object>) () -> {
+                Object value;
+                try {
+                    value = callable.call();
+                } catch (Exception | Error failure) {
+                    pending.methodFailed(failure);
+                    throw failure;
+                }
+                pending.methodSucceeded();
+                return value;
+            };
         }
         return result;
+    }
+
+    private static void settle(PendingExecution pending, @Nullable Throwable failure) {
+        if (failure == null) {
+            pending.methodSucceeded();
+        } else {
+            pending.methodFailed(failure instanceof CompletionException && failure.getCause() != null
+                    ? failure.getCause()
+                    : failure);
+        }
     }
 
     /**

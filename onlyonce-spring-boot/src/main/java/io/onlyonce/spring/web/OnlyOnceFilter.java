@@ -27,6 +27,8 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.web.filter.OncePerRequestFilter;
+import org.springframework.web.context.request.async.WebAsyncUtils;
+import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.util.WebUtils;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -42,7 +44,9 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code @ControllerAdvice} the application has, none of them sees or changes either.
  *
  * <p>An asynchronous answer ({@code CompletableFuture}, {@code DeferredResult}, {@code Callable}) is
- * recorded when it is written, in the ASYNC dispatch; the key stays held until then. An answer given
+ * recorded when it is written, in the ASYNC dispatch; the key stays held until then. An answer
+ * written because the request timed out or broke off is not the method's and is not recorded (see
+ * {@link PendingExecution}). An answer given
  * through {@code sendError} gets its body from the container's error page, in an ERROR dispatch:
  * that dispatch is captured and recorded instead. Should neither follow, the
  * {@link #requestListener() request listener} releases the key when the request ends.
@@ -111,6 +115,10 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
             HttpServletResponse target = WebUtils.getNativeResponse(response, CapturingResponse.class) == existing
                     ? response
                     : existing;
+            PendingExecution pending = (PendingExecution) request.getAttribute(PendingExecution.ATTRIBUTE);
+            if (pending != null) {
+                pending.concurrentResult(WebAsyncUtils.getAsyncManager(request).getConcurrentResult());
+            }
             finish(request, existing, chain, request, target, null);
             return;
         }
@@ -154,6 +162,10 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
                 if (created != null) {
                     request.getAsyncContext().addListener(closing(created));
                 }
+                PendingExecution pending = (PendingExecution) request.getAttribute(PendingExecution.ATTRIBUTE);
+                if (pending != null) {
+                    request.getAsyncContext().addListener(interrupting(pending));
+                }
                 return;
             }
             StoredResponse replay = (StoredResponse) request.getAttribute(REPLAY);
@@ -169,7 +181,9 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
             PendingExecution pending = (PendingExecution) request.getAttribute(PendingExecution.ATTRIBUTE);
             if (pending != null && !capture.isErrorSent()) {
                 request.removeAttribute(PendingExecution.ATTRIBUTE);
-                record(pending, capture);
+                if (pending.claimForRecording()) {
+                    record(request, pending, capture);
+                }
             }
             // after sendError the pending execution stays on the request for the ERROR dispatch
             capture.copyBodyToResponse();
@@ -247,8 +261,12 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
             return;
         }
         request.removeAttribute(PendingExecution.ATTRIBUTE);
+        if (!pending.claimForRecording()) {
+            chain.doFilter(request, response);
+            return;
+        }
         if (response.isCommitted()) {
-            failed(pending, new IllegalStateException("error response committed before it could be recorded"));
+            pending.fail(new IllegalStateException("error response committed before it could be recorded"));
             chain.doFilter(request, response);
             return;
         }
@@ -257,10 +275,10 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
         try {
             chain.doFilter(request, capture);
         } catch (IOException | ServletException | RuntimeException | Error failure) {
-            failed(pending, failure);
+            pending.fail(failure);
             throw failure;
         }
-        record(pending, capture);
+        record(request, pending, capture);
         capture.copyBodyToResponse();
     }
 
@@ -283,13 +301,16 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
                 if (capture != null && capture.isErrorSent()) {
                     // the method ran and answered through sendError, with no error page to record:
                     // keep a deterministic answer's key without its response, release a failure's
+                    if (!pending.claimForRecording()) {
+                        return;
+                    }
                     Outcome.Executed executed = pending.execution().completeWithoutResponse(capture.getStatus());
                     if (executed.recording() == Outcome.Recording.RELEASED && pending.onFailure() != null) {
                         pending.onFailure().run();
                     }
                     return;
                 }
-                failed(pending, new IllegalStateException("request ended without a recorded response"));
+                pending.abandoned(new IllegalStateException("request ended without a recorded response"));
             }
         };
     }
@@ -299,11 +320,26 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
      * a header no store may keep) is completed without its response: the work ran, so its key stays
      * taken and retries are told so.
      */
-    private static void record(PendingExecution pending, CapturingResponse response) {
+    private static void record(HttpServletRequest request, PendingExecution pending, CapturingResponse response) {
         int status = response.getStatus();
         byte[] body = response.capturedBody();
         Outcome.Executed executed;
-        if (body.length > pending.maxBodySize()) {
+        Throwable threw = pending.threw();
+        if (threw != null && status < 400) {
+            // the method failed, and an application exception handler answered it as a success (a
+            // result wrapper's {"code":500} with 200): that answer is the failure's, not a result
+            pending.fail(threw);
+            return;
+        }
+        Object unwritten = threw == null ? answerFailure(request) : null;
+        if (unwritten != null) {
+            // the method returned, but its result could not be written (not acceptable to the client,
+            // not serialisable): what the client got is an exception handler's answer, not the
+            // method's. The work ran, so its key stays taken, without that answer
+            log.warn("the result of an idempotent method could not be written ({}): its key is kept without"
+                    + " the response", unwritten.getClass().getName());
+            executed = pending.execution().completeWithoutResponse(HttpServletResponse.SC_OK);
+        } else if (body.length > pending.maxBodySize()) {
             log.warn("a {} byte response is larger than onlyonce.key.max-body-size ({} bytes): its key is kept"
                     + " without the response", body.length, pending.maxBodySize());
             executed = pending.execution().completeWithoutResponse(status);
@@ -322,6 +358,16 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
         if (executed.recording() == Outcome.Recording.RELEASED && pending.onFailure() != null) {
             pending.onFailure().run();
         }
+    }
+
+    /**
+     * The exception a handler exception resolver answered for this request, if any: set by
+     * Spring MVC for an exception handled without a view (every {@code @ResponseBody} handler,
+     * {@code sendError}) and for one rendered as an error view.
+     */
+    private static @Nullable Object answerFailure(HttpServletRequest request) {
+        Object resolved = request.getAttribute(DispatcherServlet.EXCEPTION_ATTRIBUTE);
+        return resolved != null ? resolved : request.getAttribute(WebUtils.ERROR_EXCEPTION_ATTRIBUTE);
     }
 
     private static List<StoredResponse.Header> replayHeaders(PendingExecution pending, CapturingResponse response) {
@@ -343,16 +389,32 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
         PendingExecution pending = (PendingExecution) request.getAttribute(PendingExecution.ATTRIBUTE);
         if (pending != null) {
             request.removeAttribute(PendingExecution.ATTRIBUTE);
-            failed(pending, failure);
+            pending.abandoned(failure);
         }
     }
 
-    private static void failed(PendingExecution pending, Throwable failure) {
-        pending.execution().fail(failure);
-        Runnable onFailure = pending.onFailure();
-        if (onFailure != null) {
-            onFailure.run();
-        }
+    /** Tells the pending execution when the asynchronous request times out or breaks off. */
+    private static AsyncListener interrupting(PendingExecution pending) {
+        return new AsyncListener() {
+            @Override
+            public void onComplete(AsyncEvent event) {
+            }
+
+            @Override
+            public void onTimeout(AsyncEvent event) {
+                pending.interrupted();
+            }
+
+            @Override
+            public void onError(AsyncEvent event) {
+                pending.interrupted();
+            }
+
+            @Override
+            public void onStartAsync(AsyncEvent event) {
+                event.getAsyncContext().addListener(this);
+            }
+        };
     }
 
     private static AsyncListener closing(DigestingRequest body) {

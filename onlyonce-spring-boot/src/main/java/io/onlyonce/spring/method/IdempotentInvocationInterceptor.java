@@ -22,6 +22,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.expression.EvaluationException;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JavaType;
 import tools.jackson.databind.json.JsonMapper;
@@ -129,7 +130,16 @@ public final class IdempotentInvocationInterceptor implements MethodInterceptor 
         }
         MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(
                 invocation.getThis(), invocation.getMethod(), invocation.getArguments(), parameterNames);
-        Object value = methodSettings.keyExpression().getValue(context);
+        Object value;
+        try {
+            value = methodSettings.keyExpression().getValue(context);
+        } catch (EvaluationException e) {
+            recorder.record(LAYER, "missing_key", endpoint);
+            InvalidIdempotencyKeyException invalid = new InvalidIdempotencyKeyException("the key expression '"
+                    + methodSettings.annotation().key() + "' of " + endpoint + " could not be evaluated: " + e.getMessage());
+            invalid.initCause(e);
+            throw invalid;
+        }
         if (value == null || value.toString().isBlank()) {
             recorder.record(LAYER, "missing_key", endpoint);
             throw new InvalidIdempotencyKeyException("the key expression '" + methodSettings.annotation().key()

@@ -13,8 +13,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.Expression;
+import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 
 /**
@@ -40,25 +42,37 @@ public record MethodSettings(
     private static final ResponsePolicy STORE_FAILURES_TOO = status -> !Set.of(408, 409, 425, 429).contains(status);
 
     /**
-     * What is wrong with the settings of {@code annotation}: unparsable or non-positive retention or
-     * lease, an unparsable key expression. Empty when nothing is; checked at start-up, so a typo fails
-     * the application instead of every request.
+     * What is wrong with the settings of {@code annotation} on {@code method} of a bean of class
+     * {@code beanType}: unparsable or non-positive retention or lease, an unparsable key expression,
+     * or one that uses a variable the method does not have or a property or method its declared
+     * types do not have (see {@link KeyExpressionCheck}). Empty when nothing is; checked at
+     * start-up, so a typo fails the application instead of every request.
      */
-    public static List<String> problems(Idempotent annotation) {
+    public static List<String> problems(Idempotent annotation, Method method, Class<?> beanType) {
         List<String> problems = new java.util.ArrayList<>();
         checkDuration("retention", annotation.retention(), problems);
         checkDuration("lease", annotation.lease(), problems);
         if (!annotation.key().isBlank()) {
-            try {
-                new SpelExpressionParser().parseExpression(annotation.key());
-            } catch (org.springframework.expression.ParseException e) {
-                problems.add("key '" + annotation.key() + "' is not a SpEL expression: " + e.getSimpleMessage());
-            }
+            checkKey(annotation, method, beanType, problems);
         }
         if (annotation.strategy() == Idempotent.Strategy.TOKEN && !annotation.key().isBlank()) {
             problems.add("key is for the KEY strategy; a TOKEN method is keyed by its token");
         }
         return problems;
+    }
+
+    private static void checkKey(Idempotent annotation, Method method, Class<?> beanType, List<String> problems) {
+        Expression expression;
+        try {
+            expression = new SpelExpressionParser().parseExpression(annotation.key());
+        } catch (org.springframework.expression.ParseException e) {
+            problems.add("key '" + annotation.key() + "' is not a SpEL expression: " + e.getSimpleMessage());
+            return;
+        }
+        if (annotation.strategy() == Idempotent.Strategy.KEY && expression instanceof SpelExpression spel) {
+            KeyVariables variables = KeyVariables.of(method, beanType, new DefaultParameterNameDiscoverer());
+            problems.addAll(KeyExpressionCheck.problems(annotation.key(), spel.getAST(), variables, beanType));
+        }
     }
 
     private static void checkDuration(String name, String value, List<String> problems) {

@@ -39,6 +39,7 @@ import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.expression.EvaluationException;
 import org.springframework.stereotype.Controller;
 import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.context.request.RequestContextHolder;
@@ -248,7 +249,13 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
         if (method.keyExpression() != null) {
             MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(
                     invocation.getThis(), invocation.getMethod(), invocation.getArguments(), parameterNames);
-            Object value = method.keyExpression().getValue(context);
+            Object value;
+            try {
+                value = method.keyExpression().getValue(context);
+            } catch (EvaluationException e) {
+                // a null along the key's path (#request.customer.id without a customer): no key
+                value = null;
+            }
             if (value == null || value.toString().isBlank()) {
                 recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
                 throw OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_MISSING);

@@ -39,8 +39,9 @@ import org.springframework.web.context.WebApplicationContext;
  * method of another bean without a key expression (or with the TOKEN strategy, or returning a
  * future), on a method that streams its answer ({@code ResponseBodyEmitter},
  * {@code StreamingResponseBody}, a reactive {@code Publisher}: such answers cannot be stored), with
- * an unparsable retention, lease or key expression, or with the TOKEN strategy while tokens are
- * disabled. Asynchronous single answers ({@code CompletableFuture}, {@code DeferredResult},
+ * an unparsable retention, lease or key expression, a key expression that uses a variable the method
+ * does not have or a property or method its declared types do not have, or with the TOKEN strategy
+ * while tokens are disabled. Asynchronous single answers ({@code CompletableFuture}, {@code DeferredResult},
  * {@code Callable}) are fine: they are recorded when written. Once every singleton exists it also
  * checks that each bean with {@code @Idempotent} methods really is a proxy carrying the OnlyOnce
  * advisor: without an auto-proxy creator ({@code spring.aop.auto=false}) the methods would otherwise
@@ -184,7 +185,7 @@ public final class IdempotentMethodValidator implements BeanPostProcessor, BeanF
             }
         }
         if (idempotent != null) {
-            for (String problem : MethodSettings.problems(idempotent)) {
+            for (String problem : MethodSettings.problems(idempotent, method, type)) {
                 problems.add(name + ": " + problem);
             }
         }

@@ -251,6 +251,148 @@ class IdempotentStartupValidationTest {
         });
     }
 
+    /**
+     * A purchase as a client sends it.
+     *
+     * @param businessId the client's id of this purchase intent
+     * @param customer who buys
+     */
+    record Purchase(String businessId, Customer customer) {
+    }
+
+    /**
+     * A customer.
+     *
+     * @param id the customer's number
+     */
+    record Customer(String id) {
+    }
+
+    /** A command written as a JavaBean, with getters. */
+    public static class ShipCommand {
+        private Customer customer;
+
+        public Customer getCustomer() {
+            return customer;
+        }
+
+        public void setCustomer(Customer customer) {
+            this.customer = customer;
+        }
+    }
+
+    @RestController
+    static class KeyTypoController {
+        @PostMapping("/unknown-variable")
+        @Idempotent(key = "#reqest.businessId")
+        public String unknownVariable(@org.springframework.web.bind.annotation.RequestBody Purchase request) {
+            return "ok";
+        }
+
+        @PostMapping("/unknown-record-property")
+        @Idempotent(key = "#r.bussinessId")
+        public String unknownRecordProperty(@org.springframework.web.bind.annotation.RequestBody Purchase r) {
+            return "ok";
+        }
+
+        @PostMapping("/missing-hash")
+        @Idempotent(key = "request.businessId")
+        public String missingHash(@org.springframework.web.bind.annotation.RequestBody Purchase request) {
+            return "ok";
+        }
+    }
+
+    @Test
+    void aKeyExpressionWithAnUnknownVariableOrPropertyFailsStartUpInsteadOfEveryRequest() {
+        web.withBean(KeyTypoController.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure())
+                    .hasStackTraceContaining("KeyTypoController.unknownVariable: key '#reqest.businessId' uses"
+                            + " #reqest, which is not a variable of the method (available: #request, #p0, #a0, #root,"
+                            + " #this); did you mean #request?")
+                    .hasStackTraceContaining("KeyTypoController.unknownRecordProperty: key '#r.bussinessId' reads"
+                            + " 'bussinessId' of #r, but Purchase has no such property (businessId, customer);"
+                            + " did you mean businessId?")
+                    .hasStackTraceContaining("KeyTypoController.missingHash: key 'request.businessId' reads"
+                            + " 'request' of the bean (#root), but KeyTypoController has no such property;"
+                            + " did you mean #request?");
+        });
+    }
+
+    @Service
+    static class KeyTypoService {
+        @Idempotent(key = "#command.custommer.id")
+        public String ship(ShipCommand command) {
+            return "shipped";
+        }
+    }
+
+    @Test
+    void anUnknownPropertyOfAJavaBeanParameterFailsStartUp() {
+        web.withBean(KeyTypoService.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure())
+                    .hasStackTraceContaining("KeyTypoService.ship: key '#command.custommer.id' reads 'custommer'"
+                            + " of #command, but ShipCommand has no such property (customer); did you mean customer?");
+        });
+    }
+
+    @Service
+    static class WellKeyedService {
+        @Idempotent(key = "#p0.businessId + ':' + #a0.customer.id")
+        public String byAlias(Purchase purchase) {
+            return "ok";
+        }
+
+        @Idempotent(key = "#command.customer.id")
+        public String nested(ShipCommand command) {
+            return "ok";
+        }
+
+        @Idempotent(key = "#body['orderId']")
+        public String byMapEntry(java.util.Map<String, Object> body) {
+            return "ok";
+        }
+
+        @Idempotent(key = "#event.orderNo")
+        public String byInterface(CharSequence event) {
+            return "ok";
+        }
+
+        @Idempotent(key = "#payload.orderNo")
+        public <T> String byTypeVariable(T payload) {
+            return "ok";
+        }
+
+        @Idempotent(key = "#orderNo.trim().toUpperCase() + #root.hashCode()")
+        public String byMethods(String orderNo) {
+            return "ok";
+        }
+    }
+
+    /** A handler contract written once for every payload type. */
+    interface PurchaseHandler<T> {
+        @Idempotent(key = "#payload.businessId")
+        String handle(T payload);
+    }
+
+    @Service
+    static class PurchaseHandlerService implements PurchaseHandler<Purchase> {
+        @Override
+        public String handle(Purchase payload) {
+            return payload.businessId();
+        }
+    }
+
+    @Test
+    void validKeyExpressionsAndTypesThatCannotBeKnownAreAccepted() {
+        web.withBean(WellKeyedService.class).run(context -> assertThat(context).hasNotFailed());
+        web.withBean(PurchaseHandlerService.class).run(context -> {
+            assertThat(context).as("a generic contract and its bridge method").hasNotFailed();
+            assertThat(context.getBean(PurchaseHandlerService.class).handle(new Purchase("b-1", null))).isEqualTo("b-1");
+        });
+    }
+
     @RestController
     static class TokenController {
         @PostMapping("/buy")

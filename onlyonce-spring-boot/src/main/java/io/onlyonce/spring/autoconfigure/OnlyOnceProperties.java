@@ -10,13 +10,13 @@ import org.springframework.util.unit.DataSize;
 /**
  * Settings under {@code onlyonce.*}.
  *
- * @param enabled Whether OnlyOnce is active. When false, no OnlyOnce bean is created and
- *     {@code @Idempotent} methods run unprotected.
+ * @param enabled Whether OnlyOnce is active. When false, no OnlyOnce bean is created and methods
+ *     annotated @Idempotent run unprotected.
  * @param store Where idempotency records, one-time tokens and de-dup windows live. Use a shared
  *     store (redis or jdbc) as soon as more than one instance of the application runs.
  * @param principalRequired Whether a request without an authenticated principal is refused (400) on
  *     protected endpoints, so that keys and tokens are never shared between anonymous callers.
- * @param problemTypeBase Prefix of the {@code type} URI of every problem this library answers.
+ * @param problemTypeBase Prefix of the type URI of every problem detail this library answers.
  * @param key Settings of the Idempotency-Key strategy.
  * @param token Settings of the one-time token strategy.
  * @param dedup Settings of the servlet request de-dup filter.
@@ -113,7 +113,7 @@ public record OnlyOnceProperties(
      * instances. Beyond a limit the endpoint answers 429 with Retry-After.
      *
      * @param maxRequests How many tokens one principal may request per window; 0 for no limit.
-     * @param window The window of {@code max-requests}.
+     * @param window The window over which max-requests is counted.
      * @param maxLive How many tokens one principal may be issued within one token time to live, so
      *     nobody can hoard tokens or fill the store; 0 for no limit.
      */

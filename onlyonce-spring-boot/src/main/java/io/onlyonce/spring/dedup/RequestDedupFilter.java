@@ -135,8 +135,8 @@ public final class RequestDedupFilter extends OncePerRequestFilter {
         List<String> fields = rule.rule().fields();
         if (fields.isEmpty()) {
             builder.add(request.getRequestURI()).add(sortedQuery(request, rule.rule().ignoredParameters()));
-            if (isForm(request)) {
-                builder.add("form").add(sortedPairs(formParameters(request), rule.rule().ignoredParameters()));
+            if (request.isForm()) {
+                builder.add("form").add(sortedPairs(request.formFields(), rule.rule().ignoredParameters()));
             } else {
                 request.addBodyTo(builder);
             }
@@ -156,8 +156,8 @@ public final class RequestDedupFilter extends OncePerRequestFilter {
                 value = String.join(",", query(request).getOrDefault(field.substring(6), List.of()));
             } else if (field.startsWith("header:")) {
                 value = String.join(",", Collections.list(request.getHeaders(field.substring(7))));
-            } else if (field.startsWith("body:") && isForm(request)) {
-                value = String.join(",", formParameters(request).getOrDefault(field.substring(5), List.of()));
+            } else if (field.startsWith("body:") && request.isForm()) {
+                value = String.join(",", request.formFields().getOrDefault(field.substring(5), List.of()));
             } else if (field.startsWith("body:")) {
                 if (json == null) {
                     byte[] small = request.bodyIfSmall();
@@ -170,28 +170,6 @@ public final class RequestDedupFilter extends OncePerRequestFilter {
             builder.add(field).add(value);
         }
         return builder.build();
-    }
-
-    private static boolean isForm(HttpServletRequest request) {
-        try {
-            return request.getContentType() != null
-                    && MediaType.APPLICATION_FORM_URLENCODED.includes(MediaType.parseMediaType(request.getContentType()));
-        } catch (IllegalArgumentException e) {
-            return false;
-        }
-    }
-
-    /** The form fields of the body (the container parses them; query parameters are left out). */
-    private static MultiValueMap<String, String> formParameters(HttpServletRequest request) {
-        MultiValueMap<String, String> query = query(request);
-        MultiValueMap<String, String> form = new LinkedMultiValueMap<>();
-        new java.util.TreeMap<>(request.getParameterMap()).forEach((name, values) -> {
-            List<String> fromQuery = query.getOrDefault(name, List.of());
-            for (int i = fromQuery.size(); i < values.length; i++) {
-                form.add(name, values[i]);
-            }
-        });
-        return form;
     }
 
     private String caller(HttpServletRequest request) {

@@ -3,7 +3,9 @@ package io.onlyonce.spring.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.InputStream;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -43,6 +45,24 @@ class ConfigurationMetadataTest {
                 .as("documents both limits it sets").contains("request body").contains("response body");
         assertThat(properties.get("onlyonce.enabled").get("defaultValue").asBoolean()).isTrue();
         assertThat(properties.get("onlyonce.enabled").get("description").asString()).startsWith("Whether");
+    }
+
+    @Test
+    void everyDescriptionIsPlainText() throws Exception {
+        try (InputStream in = OnlyOnceProperties.class.getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+            JsonNode metadata = JsonMapper.builder().build().readTree(in);
+            List<JsonNode> described = new ArrayList<>();
+            for (String section : List.of("groups", "properties", "hints")) {
+                metadata.path(section).forEach(entry -> {
+                    described.add(entry);
+                    entry.path("values").forEach(described::add);
+                });
+            }
+            assertThat(described).hasSizeGreaterThan(50).allSatisfy(entry -> assertThat(entry.path("description").asString())
+                    .as("%s", entry.has("name") ? entry.get("name") : entry.get("value"))
+                    .doesNotContain("{@").doesNotContainPattern("</?[a-zA-Z][^>]*>").doesNotContainPattern("&[a-z]+;"));
+            assertThat(properties().get("onlyonce.enabled").get("description").asString()).contains(" @Idempotent ");
+        }
     }
 
     @Test

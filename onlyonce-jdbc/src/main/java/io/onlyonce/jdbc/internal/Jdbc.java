@@ -1,6 +1,7 @@
 package io.onlyonce.jdbc.internal;
 
 import io.onlyonce.StoreUnavailableException;
+import io.onlyonce.jdbc.JdbcDialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.ThreadLocalRandom;
@@ -16,10 +17,14 @@ import org.jspecify.annotations.Nullable;
  * it (or rolls it back) before the next statement runs. No lock is ever held from one statement to
  * the next, so that no two operations can deadlock on the order in which they lock, and a
  * statement's result is never decided on a snapshot older than the statement, at any isolation
- * level. A statement that still fails on a serialization failure or a deadlock (SQLState
- * {@code 40001}, {@code 40P01}; MySQL and MariaDB error 1213 or 1020; H2 error 90131) had its whole
- * transaction rolled back, so it is tried again, up to {@link #MAX_ATTEMPTS} times, after a short
- * random pause. A joined transaction is not the store's to roll back: there a failure is final.
+ * level. Where {@link Transactions#of} says so (PostgreSQL, H2), these own transactions run at READ
+ * COMMITTED whatever the pool's level: there a stricter level would make every write to a row that
+ * a concurrent statement changed first fail with a serialization failure, which under contention
+ * on one row outlasts any retry budget. A statement that still fails on a serialization failure or
+ * a deadlock (SQLState {@code 40001}, {@code 40P01}; MySQL and MariaDB error 1213 or 1020; H2 error
+ * 90131) had its whole transaction rolled back, so it is tried again, up to {@link #MAX_ATTEMPTS}
+ * times, after a short random pause. A joined transaction is not the store's to roll back: there a
+ * failure is final, and its isolation level is the caller's.
  */
 public final class Jdbc {
 
@@ -61,8 +66,8 @@ public final class Jdbc {
 
     /**
      * Runs the statements of {@code steps} on a connection taken from {@code dataSource} and closed
-     * afterwards. Unless {@code joinTransaction}, each statement is durable as soon as its step
-     * returns.
+     * afterwards, at the connection's isolation level. Unless {@code joinTransaction}, each
+     * statement is durable as soon as its step returns.
      *
      * @param joinTransaction whether the connection belongs to the caller's transaction, which
      *     commits or rolls back the work itself
@@ -70,10 +75,62 @@ public final class Jdbc {
      */
     public static <T extends @Nullable Object> T run(DataSource dataSource, boolean joinTransaction, String operation,
             Steps<T> steps) {
+        return run(dataSource, joinTransaction ? Transactions.JOINED : Transactions.OWN, operation, steps);
+    }
+
+    /**
+     * Runs the statements of {@code steps} on a connection taken from {@code dataSource} and closed
+     * afterwards, in the {@code transactions} given. Unless they are {@link Transactions#JOINED},
+     * each statement is durable as soon as its step returns.
+     *
+     * @param operation what is done, for the exception message
+     */
+    public static <T extends @Nullable Object> T run(DataSource dataSource, Transactions transactions,
+            String operation, Steps<T> steps) {
         try (Connection connection = dataSource.getConnection()) {
-            return steps.run(new Session(connection, joinTransaction));
+            return transactions == Transactions.OWN_AT_READ_COMMITTED
+                    ? atReadCommitted(connection, steps)
+                    : steps.run(new Session(connection, transactions == Transactions.JOINED));
         } catch (SQLException e) {
             throw new StoreUnavailableException(operation, e);
+        }
+    }
+
+    /**
+     * Runs {@code steps} in transactions of their own at READ COMMITTED: a connection at a stricter
+     * level is lowered for them and set back to its level before it is closed, also when they fail.
+     *
+     * <p>With autocommit off, a pool may hand out a connection whose transaction is already open
+     * (HikariCP runs its connection init SQL in one and leaves it open), and a driver may refuse to
+     * change the level inside a transaction (PostgreSQL does). The store owns the connection's
+     * transactions, and its first step would commit that one anyway: it is committed first.
+     */
+    private static <T extends @Nullable Object> T atReadCommitted(Connection connection, Steps<T> steps)
+            throws SQLException {
+        int level = connection.getTransactionIsolation();
+        if (level <= Connection.TRANSACTION_READ_COMMITTED) {
+            return steps.run(new Session(connection, false));
+        }
+        if (!connection.getAutoCommit()) {
+            connection.commit();
+        }
+        connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+        T result;
+        try {
+            result = steps.run(new Session(connection, false));
+        } catch (Throwable failure) {
+            restoreQuietly(connection, level, failure);
+            throw failure;
+        }
+        connection.setTransactionIsolation(level);
+        return result;
+    }
+
+    private static void restoreQuietly(Connection connection, int level, Throwable failure) {
+        try {
+            connection.setTransactionIsolation(level);
+        } catch (SQLException | RuntimeException e) {
+            failure.addSuppressed(e);
         }
     }
 
@@ -90,6 +147,42 @@ public final class Jdbc {
             }
         }
         return false;
+    }
+
+    /** How the statements of one operation use the transactions of its connection. */
+    public enum Transactions {
+
+        /**
+         * In the caller's transaction, which commits or rolls back the work: the store neither
+         * commits, rolls back, retries, nor touches the isolation level.
+         */
+        JOINED,
+        /** Each statement a transaction of its own, at the connection's isolation level. */
+        OWN,
+        /**
+         * Each statement a transaction of its own, at READ COMMITTED when the connection's level is
+         * stricter (REPEATABLE READ, SERIALIZABLE); the connection's level is set back before it is
+         * closed.
+         */
+        OWN_AT_READ_COMMITTED;
+
+        /**
+         * The transactions of a store on {@code dialect}. Unless joined, PostgreSQL and H2 run their
+         * own at READ COMMITTED: at a stricter level they refuse a write to a row changed after the
+         * statement's snapshot (SQLState {@code 40001}, H2 error 90131), so that racing writes to one
+         * row fail over and over. MySQL and MariaDB keep the pool's level: InnoDB's writes and
+         * locking reads always see the latest committed row, so a stricter level adds no such
+         * failures, and READ COMMITTED is refused for writes where the binary log is statement-based.
+         */
+        public static Transactions of(JdbcDialect dialect, boolean joined) {
+            if (joined) {
+                return JOINED;
+            }
+            return switch (dialect) {
+                case POSTGRESQL, H2 -> OWN_AT_READ_COMMITTED;
+                case MYSQL -> OWN;
+            };
+        }
     }
 
     /** One operation's connection. */

@@ -34,19 +34,19 @@
  * a purge never holds the locks of a whole table's expired rows against claims.
  *
  * <h2>Isolation levels</h2>
- * On PostgreSQL and H2 the store's own transactions run at READ COMMITTED whatever the pool's
- * level. At REPEATABLE READ and SERIALIZABLE these databases refuse a write to a row that a
- * concurrent statement changed after the writing statement began (a serialization failure), so
- * that when many requests hit one window at once, writes would fail again and again until their
- * retries ran out. When the pool hands out a connection at a stricter level, the store lowers it for the
- * operation and sets it back before it closes the connection, also when the operation fails; with
- * autocommit off it first commits a transaction the pool may have left open on the connection (its
- * connection init SQL, for example), as the store's first statement would have. This costs
- * PostgreSQL one round trip per operation to read the level, and two more to lower and restore a
- * stricter one. MySQL and MariaDB keep the pool's level: InnoDB's writes and locking reads always
- * act on the latest committed row, so a stricter level adds no such failures, and READ COMMITTED
- * would make every write fail on a server whose binary log is statement-based. A joined
- * transaction keeps the caller's level.
+ * On PostgreSQL and H2 the store's own transactions do not depend on the pool's level. At
+ * REPEATABLE READ and SERIALIZABLE these databases refuse a write to a row that a concurrent
+ * statement changed after the writing statement began (a serialization failure), so that when many
+ * requests hit one window at once, writes would fail again and again until their retries ran out.
+ * So when a statement of an operation fails that way on a connection at a stricter level, the
+ * store lowers the connection to READ COMMITTED for the rest of the operation (the failed
+ * statement's next attempt included) and sets it back before it closes the connection, also when
+ * the operation fails. Every statement is its own transaction, so no result depends on the level
+ * otherwise. Without such a failure nothing is asked of the connection: a pool at READ COMMITTED, or
+ * one without contention, pays no round trip for it. MySQL and MariaDB keep the pool's level:
+ * InnoDB's writes and locking reads always act on the latest committed row, so a stricter level
+ * adds no such failures, and READ COMMITTED would make every write fail on a server whose binary
+ * log is statement-based. A joined transaction keeps the caller's level.
  *
  * <h2>Retries</h2>
  * At any level, a database can pick one of the statements that wait for each other's locks as a

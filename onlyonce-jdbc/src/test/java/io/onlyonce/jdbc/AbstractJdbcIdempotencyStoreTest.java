@@ -344,7 +344,7 @@ abstract class AbstractJdbcIdempotencyStoreTest extends AbstractIdempotencyStore
         }
         assertThat(results).filteredOn(ClaimResult.Existing.class::isInstance)
                 .allSatisfy(result -> assertThat(claims).contains(((ClaimResult.Existing) result).record().owner()));
-        probe.assertStatementsRanAt(database().storeIsolation());
+        probe.assertStatementsRanWithin(database().isolation(), database().storeIsolation());
         probe.assertHandedBackAt(database().isolation());
     }
 

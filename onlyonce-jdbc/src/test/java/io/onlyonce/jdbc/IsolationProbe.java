@@ -29,6 +29,14 @@ final class IsolationProbe {
         assertThat(new TreeSet<>(atStatements)).as("levels the statements ran at").containsExactly(level);
     }
 
+    /**
+     * Asserts that every statement was prepared at the pool's level or at {@code lowered}: a
+     * statement runs at the pool's level until a conflict lowers its operation's connection.
+     */
+    void assertStatementsRanWithin(int pool, int lowered) {
+        assertThat(new TreeSet<>(atStatements)).as("levels the statements ran at").isSubsetOf(pool, lowered);
+    }
+
     /** Asserts that every connection was handed back at {@code level}. */
     void assertHandedBackAt(int level) {
         assertThat(new TreeSet<>(atClose)).as("levels the connections were handed back at").containsExactly(level);

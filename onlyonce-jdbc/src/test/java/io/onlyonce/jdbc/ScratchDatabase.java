@@ -143,8 +143,8 @@ final class ScratchDatabase implements BeforeAllCallback, AfterAllCallback {
     }
 
     /**
-     * The isolation level the stores run their own statements at on this pool: at most READ
-     * COMMITTED on PostgreSQL and H2, the pool's on MySQL and MariaDB.
+     * The isolation level the stores run their own statements at on this pool after a conflict: at
+     * most READ COMMITTED on PostgreSQL and H2, the pool's on MySQL and MariaDB.
      */
     int storeIsolation() throws SQLException {
         int pool = isolation();

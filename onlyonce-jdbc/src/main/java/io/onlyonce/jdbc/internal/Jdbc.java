@@ -17,10 +17,10 @@ import org.jspecify.annotations.Nullable;
  * it (or rolls it back) before the next statement runs. No lock is ever held from one statement to
  * the next, so that no two operations can deadlock on the order in which they lock, and a
  * statement's result is never decided on a snapshot older than the statement, at any isolation
- * level. Where {@link Transactions#of} says so (PostgreSQL, H2), these own transactions run at READ
- * COMMITTED whatever the pool's level: there a stricter level would make every write to a row that
- * a concurrent statement changed first fail with a serialization failure, which under contention
- * on one row outlasts any retry budget. A statement that still fails on a serialization failure or
+ * level. Where {@link Transactions#of} says so (PostgreSQL, H2), an operation whose statement failed
+ * on a serialization failure at a level stricter than READ COMMITTED runs the rest at READ
+ * COMMITTED: there a stricter level makes every write to a row that a concurrent statement changed
+ * first fail again, which under contention on one row outlasts any retry budget. A statement that still fails on a serialization failure or
  * a deadlock (SQLState {@code 40001}, {@code 40P01}; MySQL and MariaDB error 1213 or 1020; H2 error
  * 90131) had its whole transaction rolled back, so it is tried again, up to {@link #MAX_ATTEMPTS}
  * times, after a short random pause. A joined transaction is not the store's to roll back: there a
@@ -88,49 +88,18 @@ public final class Jdbc {
     public static <T extends @Nullable Object> T run(DataSource dataSource, Transactions transactions,
             String operation, Steps<T> steps) {
         try (Connection connection = dataSource.getConnection()) {
-            return transactions == Transactions.OWN_AT_READ_COMMITTED
-                    ? atReadCommitted(connection, steps)
-                    : steps.run(new Session(connection, transactions == Transactions.JOINED));
+            Session session = new Session(connection, transactions);
+            T result;
+            try {
+                result = steps.run(session);
+            } catch (Throwable failure) {
+                session.restoreQuietly(failure);
+                throw failure;
+            }
+            session.restore();
+            return result;
         } catch (SQLException e) {
             throw new StoreUnavailableException(operation, e);
-        }
-    }
-
-    /**
-     * Runs {@code steps} in transactions of their own at READ COMMITTED: a connection at a stricter
-     * level is lowered for them and set back to its level before it is closed, also when they fail.
-     *
-     * <p>With autocommit off, a pool may hand out a connection whose transaction is already open
-     * (HikariCP runs its connection init SQL in one and leaves it open), and a driver may refuse to
-     * change the level inside a transaction (PostgreSQL does). The store owns the connection's
-     * transactions, and its first step would commit that one anyway: it is committed first.
-     */
-    private static <T extends @Nullable Object> T atReadCommitted(Connection connection, Steps<T> steps)
-            throws SQLException {
-        int level = connection.getTransactionIsolation();
-        if (level <= Connection.TRANSACTION_READ_COMMITTED) {
-            return steps.run(new Session(connection, false));
-        }
-        if (!connection.getAutoCommit()) {
-            connection.commit();
-        }
-        connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-        T result;
-        try {
-            result = steps.run(new Session(connection, false));
-        } catch (Throwable failure) {
-            restoreQuietly(connection, level, failure);
-            throw failure;
-        }
-        connection.setTransactionIsolation(level);
-        return result;
-    }
-
-    private static void restoreQuietly(Connection connection, int level, Throwable failure) {
-        try {
-            connection.setTransactionIsolation(level);
-        } catch (SQLException | RuntimeException e) {
-            failure.addSuppressed(e);
         }
     }
 
@@ -160,9 +129,11 @@ public final class Jdbc {
         /** Each statement a transaction of its own, at the connection's isolation level. */
         OWN,
         /**
-         * Each statement a transaction of its own, at READ COMMITTED when the connection's level is
-         * stricter (REPEATABLE READ, SERIALIZABLE); the connection's level is set back before it is
-         * closed.
+         * Each statement a transaction of its own; once one fails on a serialization failure at a
+         * level stricter than READ COMMITTED (REPEATABLE READ, SERIALIZABLE), the rest of the
+         * operation, starting with that statement's next attempt, runs at READ COMMITTED, and the
+         * connection's level is set back before it is closed. Without such a failure nothing is
+         * asked of the connection, so a pool at READ COMMITTED pays nothing for it.
          */
         OWN_AT_READ_COMMITTED;
 
@@ -191,11 +162,14 @@ public final class Jdbc {
         private final Connection connection;
         private final boolean joined;
         private final boolean commitEach;
+        private boolean mayLower;
+        private int levelToRestore = -1;
 
-        Session(Connection connection, boolean joined) throws SQLException {
+        Session(Connection connection, Transactions transactions) throws SQLException {
             this.connection = connection;
-            this.joined = joined;
+            this.joined = transactions == Transactions.JOINED;
             this.commitEach = !joined && !connection.getAutoCommit();
+            this.mayLower = transactions == Transactions.OWN_AT_READ_COMMITTED;
         }
 
         /**
@@ -215,11 +189,52 @@ public final class Jdbc {
                     if (joined || attempt >= MAX_ATTEMPTS || !isTransient(e)) {
                         throw e;
                     }
+                    lowerAfterConflict();
                     pause(attempt, e);
                 } catch (RuntimeException e) {
                     rollbackQuietly(e);
                     throw e;
                 }
+            }
+        }
+
+        /**
+         * After a statement's transaction was rolled back on a conflict: at a level stricter than
+         * READ COMMITTED, where racing writes to one row would keep failing, lowers the connection to
+         * READ COMMITTED for the rest of the operation. Asked once per operation.
+         */
+        private void lowerAfterConflict() throws SQLException {
+            if (!mayLower) {
+                return;
+            }
+            mayLower = false;
+            int level = connection.getTransactionIsolation();
+            if (level > Connection.TRANSACTION_READ_COMMITTED) {
+                connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+                levelToRestore = level;
+            }
+        }
+
+        /** Sets a lowered connection back to its level, before it is handed back. */
+        void restore() throws SQLException {
+            if (levelToRestore >= 0) {
+                int level = levelToRestore;
+                levelToRestore = -1;
+                if (commitEach) {
+                    connection.commit();
+                }
+                connection.setTransactionIsolation(level);
+            }
+        }
+
+        void restoreQuietly(Throwable failure) {
+            try {
+                if (levelToRestore >= 0 && commitEach) {
+                    connection.rollback();
+                }
+                restore();
+            } catch (SQLException | RuntimeException e) {
+                failure.addSuppressed(e);
             }
         }
 

@@ -50,7 +50,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private static final int MAX_CLAIM_ATTEMPTS = 16;
 
     private final DataSource dataSource;
-    private final boolean joinTransactions;
+    private final Jdbc.Transactions transactions;
     private final IdempotencySql sql;
 
     /** A store on the default table {@code onlyonce_idempotency}. */
@@ -61,8 +61,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     /** A store on {@link JdbcStoreConfig#idempotencyTable()}. */
     public JdbcIdempotencyStore(DataSource dataSource, JdbcDialect dialect, JdbcStoreConfig config) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
-        this.joinTransactions = config.joinTransactions();
-        this.sql = new IdempotencySql(Objects.requireNonNull(dialect, "dialect"), config.idempotencyTable());
+        Objects.requireNonNull(dialect, "dialect");
+        this.transactions = Jdbc.Transactions.of(dialect, config.joinTransactions());
+        this.sql = new IdempotencySql(dialect, config.idempotencyTable());
     }
 
     /** @throws IllegalArgumentException when {@code lease} is not positive */
@@ -70,7 +71,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     public ClaimResult claim(IdempotencyKey key, Fingerprint fingerprint, Duration lease) {
         OwnerToken owner = OwnerToken.random();
         long leaseMillis = ServerClock.millis("lease", lease);
-        return Jdbc.run(dataSource, joinTransactions, "claim", session -> {
+        return Jdbc.run(dataSource, transactions, "claim", session -> {
             for (int attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
                 boolean claimed = sql.upsert()
                         ? session.step(connection -> upsert(connection, key, fingerprint, owner, leaseMillis))
@@ -99,7 +100,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     public boolean complete(IdempotencyKey key, OwnerToken owner, @Nullable StoredResponse response, Duration retention) {
         long retentionMillis = ServerClock.millis("retention", retention);
         String headers = response == null ? null : HeaderLines.encode(response.headers());
-        return Jdbc.run(dataSource, joinTransactions, "complete", session -> session.step(connection -> {
+        return Jdbc.run(dataSource, transactions, "complete", session -> session.step(connection -> {
             try (PreparedStatement update = connection.prepareStatement(sql.complete())) {
                 update.setLong(1, retentionMillis);
                 if (response == null) {
@@ -120,7 +121,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean release(IdempotencyKey key, OwnerToken owner) {
-        return Jdbc.run(dataSource, joinTransactions, "release", session -> session.step(connection -> {
+        return Jdbc.run(dataSource, transactions, "release", session -> session.step(connection -> {
             try (PreparedStatement delete = connection.prepareStatement(sql.release())) {
                 int index = sql.bindKey(delete, 1, key);
                 delete.setString(index, owner.value());
@@ -131,7 +132,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     @Override
     public Optional<IdempotencyRecord> find(IdempotencyKey key) {
-        return Jdbc.run(dataSource, joinTransactions, "find",
+        return Jdbc.run(dataSource, transactions, "find",
                 session -> Optional.ofNullable(session.step(connection -> selectLive(connection, key))));
     }
 
@@ -147,7 +148,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     public int purgeExpired(int batchSize) {
         ExpiredRows.checkBatchSize(batchSize);
-        return Jdbc.run(dataSource, joinTransactions, "purge", session -> sql.expiredRows().purge(session, batchSize));
+        return Jdbc.run(dataSource, transactions, "purge", session -> sql.expiredRows().purge(session, batchSize));
     }
 
     private boolean upsert(Connection connection, IdempotencyKey key, Fingerprint fingerprint, OwnerToken owner,

@@ -26,7 +26,7 @@ import javax.sql.DataSource;
 public final class JdbcTokenStore implements TokenStore {
 
     private final DataSource dataSource;
-    private final boolean joinTransactions;
+    private final Jdbc.Transactions transactions;
     private final InsertIfAbsent save;
     private final String consume;
     private final String restore;
@@ -40,8 +40,8 @@ public final class JdbcTokenStore implements TokenStore {
     /** A store on {@link JdbcStoreConfig#tokenTable()}. */
     public JdbcTokenStore(DataSource dataSource, JdbcDialect dialect, JdbcStoreConfig config) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
-        this.joinTransactions = config.joinTransactions();
         Objects.requireNonNull(dialect, "dialect");
+        this.transactions = Jdbc.Transactions.of(dialect, config.joinTransactions());
         String table = config.tokenTable();
         String now = ServerClock.nowMillis(dialect);
         this.save = new InsertIfAbsent(dialect, table, "id, status, expires_at_ms", "?, 'CREATED', " + now + " + ?");
@@ -59,7 +59,7 @@ public final class JdbcTokenStore implements TokenStore {
     @Override
     public boolean save(OneTimeToken token, Duration ttl) {
         long ttlMillis = ServerClock.millis("ttl", ttl);
-        Jdbc.run(dataSource, joinTransactions, "token save", session -> session.step(connection -> {
+        Jdbc.run(dataSource, transactions, "token save", session -> session.step(connection -> {
             try (PreparedStatement insert = connection.prepareStatement(save.sql())) {
                 insert.setString(1, token.id());
                 insert.setLong(2, ttlMillis);
@@ -90,11 +90,11 @@ public final class JdbcTokenStore implements TokenStore {
      */
     public int purgeExpired(int batchSize) {
         ExpiredRows.checkBatchSize(batchSize);
-        return Jdbc.run(dataSource, joinTransactions, "token purge", session -> expiredRows.purge(session, batchSize));
+        return Jdbc.run(dataSource, transactions, "token purge", session -> expiredRows.purge(session, batchSize));
     }
 
     private boolean update(String operation, String statement, OneTimeToken token) {
-        return Jdbc.run(dataSource, joinTransactions, operation, session -> session.step(connection -> {
+        return Jdbc.run(dataSource, transactions, operation, session -> session.step(connection -> {
             try (PreparedStatement update = connection.prepareStatement(statement)) {
                 update.setString(1, token.id());
                 return update.executeUpdate() == 1;

@@ -37,7 +37,7 @@ import javax.sql.DataSource;
 public final class JdbcWindowStore implements WindowStore {
 
     private final DataSource dataSource;
-    private final boolean joinTransactions;
+    private final Jdbc.Transactions transactions;
     private final WindowCounter counter;
     private final ExpiredRows expiredRows;
 
@@ -49,8 +49,8 @@ public final class JdbcWindowStore implements WindowStore {
     /** A store on {@link JdbcStoreConfig#windowTable()}. */
     public JdbcWindowStore(DataSource dataSource, JdbcDialect dialect, JdbcStoreConfig config) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
-        this.joinTransactions = config.joinTransactions();
         Objects.requireNonNull(dialect, "dialect");
+        this.transactions = Jdbc.Transactions.of(dialect, config.joinTransactions());
         this.counter = WindowCounter.of(dialect, config.windowTable());
         this.expiredRows = new ExpiredRows(dialect, config.windowTable(), "fingerprint", "window_end_ms");
     }
@@ -60,7 +60,7 @@ public final class JdbcWindowStore implements WindowStore {
     public WindowHit hit(Fingerprint key, Duration window) {
         String hex = key.hex();
         long windowMillis = ServerClock.millis("window", window);
-        return Jdbc.run(dataSource, joinTransactions, "window hit", session -> counter.hit(session, hex, windowMillis));
+        return Jdbc.run(dataSource, transactions, "window hit", session -> counter.hit(session, hex, windowMillis));
     }
 
     /**
@@ -74,6 +74,6 @@ public final class JdbcWindowStore implements WindowStore {
      */
     public int purgeExpired(int batchSize) {
         ExpiredRows.checkBatchSize(batchSize);
-        return Jdbc.run(dataSource, joinTransactions, "window purge", session -> expiredRows.purge(session, batchSize));
+        return Jdbc.run(dataSource, transactions, "window purge", session -> expiredRows.purge(session, batchSize));
     }
 }

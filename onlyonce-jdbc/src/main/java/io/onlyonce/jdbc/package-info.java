@@ -33,14 +33,29 @@
  * UNCOMMITTED to SERIALIZABLE. The purge methods commit each batch on its own for the same reason:
  * a purge never holds the locks of a whole table's expired rows against claims.
  *
+ * <h2>Isolation levels</h2>
+ * On PostgreSQL and H2 the store's own transactions do not depend on the pool's level. At
+ * REPEATABLE READ and SERIALIZABLE these databases refuse a write to a row that a concurrent
+ * statement changed after the writing statement began (a serialization failure), so that when many
+ * requests hit one window at once, writes would fail again and again until their retries ran out.
+ * So when a statement of an operation fails that way on a connection at a stricter level, the
+ * store lowers the connection to READ COMMITTED for the rest of the operation (the failed
+ * statement's next attempt included) and sets it back before it closes the connection, also when
+ * the operation fails. Every statement is its own transaction, so no result depends on the level
+ * otherwise. Without such a failure nothing is asked of the connection: a pool at READ COMMITTED, or
+ * one without contention, pays no round trip for it. MySQL and MariaDB keep the pool's level:
+ * InnoDB's writes and locking reads always act on the latest committed row, so a stricter level
+ * adds no such failures, and READ COMMITTED would make every write fail on a server whose binary
+ * log is statement-based. A joined transaction keeps the caller's level.
+ *
  * <h2>Retries</h2>
- * At REPEATABLE READ and SERIALIZABLE, PostgreSQL refuses a write to a row that changed after the
- * statement's snapshot with a serialization failure; at any level, a database can pick one of the
- * statements that wait for each other's locks as a deadlock victim (a purge batch and a claim, for
- * example). Such a statement's transaction is rolled back as a whole, and since the statement is
- * the only one in it, the store runs it again after a random pause of a few milliseconds, up to
- * ten times in all (SQLState {@code 40001} and {@code 40P01}; MySQL and MariaDB errors 1213 and
- * 1020; H2 error 90131). Only when the retries are exhausted does the operation fail.
+ * At any level, a database can pick one of the statements that wait for each other's locks as a
+ * deadlock victim (a purge batch and a claim, for example), and a serialization failure remains
+ * possible where the level is not lowered. Such a statement's transaction is rolled back as a
+ * whole, and since the statement is the only one in it, the store runs it again after a random
+ * pause of a few milliseconds, up to ten times in all (SQLState {@code 40001} and {@code 40P01};
+ * MySQL and MariaDB errors 1213 and 1020; H2 error 90131). Only when the retries are exhausted
+ * does the operation fail.
  *
  * <h2>Joining the caller's transaction</h2>
  * To make the store's writes part of an application transaction, hand it a data source that

@@ -21,6 +21,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.stream.IntStream;
+import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -36,6 +38,9 @@ abstract class AbstractJdbcIdempotencyStoreTest extends AbstractIdempotencyStore
 
     private static final String ROW = "SELECT status, fingerprint, owner, expires_at_ms, response_status, response_headers,"
             + " response_body, created_at_ms FROM onlyonce_idempotency WHERE scope = ? AND idem_key = ?";
+
+    /** How many keys the racing threads claim, one after the other. */
+    private static final int ROUNDS = 10;
 
     /** The scratch database of the test class. */
     protected abstract ScratchDatabase database();
@@ -323,6 +328,40 @@ abstract class AbstractJdbcIdempotencyStoreTest extends AbstractIdempotencyStore
     }
 
     @Test
+    void sixtyFourThreadsClaimingEachKeyLeaveExactlyOneClaimWhateverThePoolsIsolation() throws Exception {
+        IsolationProbe probe = new IsolationProbe();
+        JdbcIdempotencyStore probed = new JdbcIdempotencyStore(probe.wrap(database().dataSource()), database().dialect());
+        List<IdempotencyKey> keys = IntStream.range(0, ROUNDS).mapToObj(i -> key()).toList();
+
+        List<ClaimResult> results = Calls.race(THREADS, ROUNDS,
+                round -> probed.claim(keys.get(round), fingerprint("a"), LEASE)).allSucceeded();
+
+        List<OwnerToken> claims = results.stream().filter(ClaimResult.Claimed.class::isInstance)
+                .map(result -> ((ClaimResult.Claimed) result).owner()).toList();
+        assertThat(claims).hasSize(ROUNDS);
+        for (IdempotencyKey key : keys) {
+            assertThat(claims).contains(new OwnerToken(row(key).orElseThrow().owner()));
+        }
+        assertThat(results).filteredOn(ClaimResult.Existing.class::isInstance)
+                .allSatisfy(result -> assertThat(claims).contains(((ClaimResult.Existing) result).record().owner()));
+        probe.assertStatementsRanWithin(database().isolation(), database().storeIsolation());
+        probe.assertHandedBackAt(database().isolation());
+    }
+
+    @Test
+    void aClaimInsideTheCallersTransactionRunsAtItsIsolationAndLeavesItAlone() throws Exception {
+        IsolationProbe probe = new IsolationProbe();
+        DataSource probed = probe.wrap(database().dataSource());
+        IdempotencyKey key = key();
+        new TransactionTemplate(new DataSourceTransactionManager(probed)).executeWithoutResult(tx -> assertThat(
+                joined(probed).claim(key, fingerprint("a"), LEASE)).isInstanceOf(ClaimResult.Claimed.class));
+
+        assertThat(probe.changes()).as("isolation changes").isZero();
+        probe.assertStatementsRanAt(database().isolation());
+        assertThat(store.find(key)).isPresent();
+    }
+
+    @Test
     void schemaCanBeAppliedAgainAndTheDialectIsDetected() {
         IdempotencyKey key = key();
         claim(key, fingerprint("a"), LEASE);
@@ -342,7 +381,12 @@ abstract class AbstractJdbcIdempotencyStoreTest extends AbstractIdempotencyStore
     }
 
     private JdbcIdempotencyStore joined() {
-        return new JdbcIdempotencyStore(new TransactionAwareDataSourceProxy(database().dataSource()), database().dialect(),
+        return joined(database().dataSource());
+    }
+
+    /** A store that joins the transaction the caller holds on {@code dataSource}. */
+    private JdbcIdempotencyStore joined(DataSource dataSource) {
+        return new JdbcIdempotencyStore(new TransactionAwareDataSourceProxy(dataSource), database().dialect(),
                 JdbcStoreConfig.defaults().withJoinTransactions(true));
     }
 

@@ -3,19 +3,24 @@ package io.onlyonce.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.jdbc.ScratchDatabase.PoolMode;
 import io.onlyonce.testing.AbstractTokenStoreContractTest;
 import io.onlyonce.token.OneTimeToken;
 import io.onlyonce.token.TokenStore;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /** The token contract on one database and pool mode, plus what a user sees in the table. */
 abstract class AbstractJdbcTokenStoreTest extends AbstractTokenStoreContractTest {
 
+    /** How many tokens the racing threads consume, one after the other. */
+    private static final int ROUNDS = 10;
 
     /** The scratch database of the test class. */
     protected abstract ScratchDatabase database();
@@ -67,6 +72,43 @@ abstract class AbstractJdbcTokenStoreTest extends AbstractTokenStoreContractTest
         assertThat(store.save(token, TTL.multipliedBy(2))).isTrue();
         assertThat(store.consume(token)).isFalse();
         assertThat(row(token)).isEqualTo(new Row("CONSUMED", expiresAt));
+    }
+
+    @Test
+    void sixtyFourThreadsConsumingEachTokenLeaveExactlyOneWinnerWhateverThePoolsIsolation() throws Exception {
+        IsolationProbe probe = new IsolationProbe();
+        JdbcTokenStore probed = new JdbcTokenStore(probe.wrap(database().dataSource()), database().dialect());
+        List<OneTimeToken> tokens = IntStream.range(0, ROUNDS).mapToObj(i -> saved(TTL)).toList();
+
+        List<String> consumed = Calls.race(THREADS, ROUNDS, round -> {
+            OneTimeToken token = tokens.get(round);
+            return probed.consume(token) ? token.id() : "";
+        }).allSucceeded();
+
+        assertThat(consumed).filteredOn(id -> !id.isEmpty()).as("the token of each success")
+                .containsExactlyInAnyOrderElementsOf(tokens.stream().map(OneTimeToken::id).toList());
+        for (OneTimeToken token : tokens) {
+            assertThat(row(token).status()).isEqualTo("CONSUMED");
+        }
+        probe.assertStatementsRanWithin(database().isolation(), database().storeIsolation());
+        probe.assertHandedBackAt(database().isolation());
+    }
+
+    @Test
+    void aFailedStatementHandsItsConnectionBackAtThePoolsIsolation() throws Exception {
+        OneTimeToken token = saved(TTL);
+        IsolationProbe probe = new IsolationProbe();
+        ExecutionCounter failing = new ExecutionCounter("UPDATE", earlier -> {
+            throw new SQLException("injected", "23502");
+        });
+        JdbcTokenStore probed = new JdbcTokenStore(probe.wrap(failing.wrap(database().dataSource())), database().dialect());
+
+        assertThatThrownBy(() -> probed.consume(token)).isInstanceOf(StoreUnavailableException.class);
+        assertThat(failing.executions()).isEqualTo(1);
+        assertThat(probe.changes()).as("no conflict, so no isolation change").isZero();
+        probe.assertStatementsRanAt(database().isolation());
+        probe.assertHandedBackAt(database().isolation());
+        assertThat(store.consume(token)).isTrue();
     }
 
     @Test

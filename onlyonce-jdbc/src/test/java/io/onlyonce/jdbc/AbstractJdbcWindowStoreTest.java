@@ -20,6 +20,8 @@ import org.junit.jupiter.api.Test;
 /** The window contract on one database and pool mode, plus what a user sees in the table. */
 abstract class AbstractJdbcWindowStoreTest extends AbstractWindowStoreContractTest {
 
+    /** How many hits each of the racing threads makes, one after the other. */
+    private static final int ROUNDS = 10;
 
     /** The scratch database of the test class. */
     protected abstract ScratchDatabase database();
@@ -89,6 +91,22 @@ abstract class AbstractJdbcWindowStoreTest extends AbstractWindowStoreContractTe
         assertThat(hits.stream().map(WindowHit::count))
                 .containsExactlyInAnyOrderElementsOf(LongStream.rangeClosed(4, 19).boxed().toList());
         assertThat(row(fingerprint).hitCount()).isEqualTo(19);
+    }
+
+    @Test
+    void sixtyFourThreadsHittingOneWindowAreEachCountedOnceWhateverThePoolsIsolation() throws Exception {
+        IsolationProbe probe = new IsolationProbe();
+        JdbcWindowStore probed = new JdbcWindowStore(probe.wrap(database().dataSource()), database().dialect());
+        Fingerprint fingerprint = newFingerprint();
+
+        List<WindowHit> hits = Calls.race(THREADS, ROUNDS, round -> probed.hit(fingerprint, WINDOW)).allSucceeded();
+
+        assertThat(hits).filteredOn(WindowHit::first).hasSize(1);
+        assertThat(hits.stream().map(WindowHit::count))
+                .containsExactlyInAnyOrderElementsOf(LongStream.rangeClosed(1, THREADS * ROUNDS).boxed().toList());
+        assertThat(row(fingerprint).hitCount()).isEqualTo(THREADS * ROUNDS);
+        probe.assertStatementsRanWithin(database().isolation(), database().storeIsolation());
+        probe.assertHandedBackAt(database().isolation());
     }
 
     @Test

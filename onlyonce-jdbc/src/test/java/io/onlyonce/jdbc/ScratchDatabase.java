@@ -135,6 +135,22 @@ final class ScratchDatabase implements BeforeAllCallback, AfterAllCallback {
         return mode;
     }
 
+    /** The isolation level the pool hands its connections out at, as the driver reports it. */
+    int isolation() throws SQLException {
+        try (Connection connection = pool.getConnection()) {
+            return connection.unwrap(Connection.class).getTransactionIsolation();
+        }
+    }
+
+    /**
+     * The isolation level the stores run their own statements at on this pool after a conflict: at
+     * most READ COMMITTED on PostgreSQL and H2, the pool's on MySQL and MariaDB.
+     */
+    int storeIsolation() throws SQLException {
+        int pool = isolation();
+        return dialect == JdbcDialect.MYSQL ? pool : Math.min(pool, Connection.TRANSACTION_READ_COMMITTED);
+    }
+
     /** The database server's current epoch millisecond, read with the expression the stores use. */
     long serverNow() throws SQLException {
         return queryLong("SELECT " + ServerClock.nowMillis(dialect));

@@ -17,6 +17,7 @@ import org.springframework.util.unit.DataSize;
  * @param demoData the catalogue and flash sale created on an empty database
  * @param demo the demo mode (published secrets, the demo sale's restock endpoint)
  * @param limits the per-user abuse limits
+ * @param fastPath the flash-sale fast path (stock in Redis, orders written by queue consumers)
  */
 @ConfigurationProperties("seckill")
 public record SeckillProperties(
@@ -27,7 +28,8 @@ public record SeckillProperties(
         @DefaultValue OnlyOnce onlyonce,
         @DefaultValue DemoData demoData,
         @DefaultValue Demo demo,
-        @DefaultValue Limits limits) {
+        @DefaultValue Limits limits,
+        @DefaultValue FastPath fastPath) {
 
     /**
      * The demo login.
@@ -130,6 +132,37 @@ public record SeckillProperties(
             if (tokenRequests < 0 || orderRequests < 0 || maxUnpaidOrders < 0 || maxUnitsPerActivity < 0
                     || maxUnitsPerProduct < 0) {
                 throw new IllegalArgumentException("seckill.limits.* must not be negative");
+            }
+        }
+    }
+
+    /**
+     * The flash-sale fast path (seed 004: stock pre-deducted in Redis, the queue shaves the peak,
+     * compensation to eventual consistency). A purchase is decided in Redis in one script and
+     * answered {@code 202} with a reservation; consumers write the orders in batches.
+     *
+     * @param enabled whether flash-sale purchases take the fast path (on with the {@code redis}
+     *     profile; off on the embedded default, which places each order synchronously)
+     * @param keyPrefix prefix of the fast path's Redis keys
+     * @param batchSize most reservations one consumer writes in one database transaction
+     * @param pollInterval how long a consumer waits before it looks again at an empty queue
+     * @param claimIdle how long a reservation may stay delivered to a consumer without being
+     *     acknowledged before another consumer takes it over (a consumer that died)
+     * @param reconcileInterval how often the reconciler compares Redis with the database
+     * @param consumers consumer threads per running flash sale in this instance
+     */
+    public record FastPath(@DefaultValue("false") boolean enabled, @DefaultValue("seckill:fast:") String keyPrefix,
+            @DefaultValue("500") int batchSize, @DefaultValue("50ms") Duration pollInterval,
+            @DefaultValue("30s") Duration claimIdle, @DefaultValue("5s") Duration reconcileInterval,
+            @DefaultValue("1") int consumers) {
+
+        public FastPath {
+            if (batchSize < 1 || consumers < 1) {
+                throw new IllegalArgumentException("seckill.fast-path.batch-size and consumers must be positive");
+            }
+            if (pollInterval.isNegative() || pollInterval.isZero() || claimIdle.isNegative() || claimIdle.isZero()
+                    || reconcileInterval.isNegative() || reconcileInterval.isZero()) {
+                throw new IllegalArgumentException("seckill.fast-path intervals must be positive");
             }
         }
     }

@@ -13,6 +13,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Isolation;
 import org.springframework.transaction.annotation.Transactional;
@@ -40,9 +41,12 @@ public class OrderService {
     private final DataLayerCounters counters;
     private final PurchaseLimits limits;
     private final Clock clock;
+    private final ObjectProvider<StockReturns> stockReturns;
 
     public OrderService(OrderRepository orders, ProductRepository products, ActivityRepository activities,
-            OrderNumbers numbers, DataLayerCounters counters, PurchaseLimits limits, Clock clock) {
+            OrderNumbers numbers, DataLayerCounters counters, PurchaseLimits limits, Clock clock,
+            ObjectProvider<StockReturns> stockReturns) {
+        this.stockReturns = stockReturns;
         this.orders = orders;
         this.products = products;
         this.activities = activities;
@@ -165,6 +169,7 @@ public class OrderService {
     private void returnStock(Order order) {
         if (order.activityId() != null) {
             activities.returnStock(order.activityId(), order.productId(), order.quantity());
+            stockReturns.ifAvailable(returns -> returns.returned(order));
         } else {
             products.returnStock(order.productId(), order.quantity());
         }

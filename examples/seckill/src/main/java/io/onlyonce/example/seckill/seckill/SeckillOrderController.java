@@ -2,12 +2,15 @@ package io.onlyonce.example.seckill.seckill;
 
 import io.onlyonce.example.seckill.auth.CurrentUser;
 import io.onlyonce.example.seckill.db.Retries;
+import io.onlyonce.example.seckill.fastpath.Reservations;
 import io.onlyonce.example.seckill.order.BusinessIds;
 import io.onlyonce.example.seckill.order.Order;
 import io.onlyonce.example.seckill.order.OrderView;
 import io.onlyonce.spring.Idempotent;
 import jakarta.validation.Valid;
 import java.net.URI;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -33,15 +36,28 @@ public class SeckillOrderController {
     static final String TOKEN_HEADER = "Idempotency-Token";
 
     private final SeckillService seckill;
+    private final @Nullable Reservations fastPath;
 
-    public SeckillOrderController(SeckillService seckill) {
+    public SeckillOrderController(SeckillService seckill, ObjectProvider<Reservations> fastPath) {
         this.seckill = seckill;
+        this.fastPath = fastPath.getIfAvailable();
     }
 
+    /**
+     * 201 with the order (synchronous path), or, with {@code seckill.fast-path.enabled}, 202 with a
+     * reservation to follow at its {@code Location}.
+     */
     @PostMapping(path = "/api/seckill/activities/{activityId}/orders", consumes = MediaType.APPLICATION_JSON_VALUE)
     @Idempotent(strategy = Idempotent.Strategy.TOKEN, scope = SeckillTokens.SCOPE)
-    public ResponseEntity<OrderView> buy(@PathVariable long activityId, @RequestHeader(TOKEN_HEADER) String token,
+    public ResponseEntity<?> buy(@PathVariable long activityId, @RequestHeader(TOKEN_HEADER) String token,
             @Valid @RequestBody SeckillOrderRequest request, @AuthenticationPrincipal Jwt jwt) {
+        if (fastPath != null) {
+            Reservations.ReservationView reservation = fastPath.reserve(CurrentUser.of(jwt), activityId,
+                    request.productId(), request.quantityOrOne());
+            return ResponseEntity.accepted()
+                    .location(URI.create("/api/seckill/reservations/" + reservation.reservationId()))
+                    .body(reservation);
+        }
         return placed(seckill, activityId, token, request, jwt);
     }
 

@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  */
 public record SeckillOrderRequest(@Nullable @Positive Long productId, @Nullable @Min(1) @Max(1) Integer quantity) {
 
-    int quantityOrOne() {
+    public int quantityOrOne() {
         return quantity == null ? 1 : quantity;
     }
 }

@@ -40,7 +40,9 @@ public enum AppProblem {
     SIGNATURE_INVALID("signature-invalid", HttpStatus.UNAUTHORIZED),
     AMOUNT_MISMATCH("amount-mismatch", HttpStatus.BAD_REQUEST),
     ORDER_CANCELLED("order-cancelled", HttpStatus.CONFLICT),
-    TRADE_NO_CONFLICT("trade-no-conflict", HttpStatus.CONFLICT);
+    TRADE_NO_CONFLICT("trade-no-conflict", HttpStatus.CONFLICT),
+    RESERVATION_NOT_FOUND("reservation-not-found", HttpStatus.NOT_FOUND),
+    SALE_UNAVAILABLE("sale-unavailable", HttpStatus.SERVICE_UNAVAILABLE);
 
     private final String slug;
     private final HttpStatus status;

@@ -19,6 +19,8 @@ class MariaDbRedisStoreSeckillIT extends AbstractSeckillScenarios {
         behindTheLimits(registry);
         ExternalDatabases.useMysql(registry, DATABASE);
         Redis.useShared(registry, PREFIX);
+        // the synchronous flash-sale path on the Redis stores (the FastPath* tests take the fast path)
+        registry.add("seckill.fast-path.enabled", () -> "false");
     }
 
     @AfterAll

@@ -24,6 +24,8 @@ class PostgresRabbitSeckillIT extends AbstractSeckillScenarios {
         behindTheLimits(registry);
         ExternalDatabases.usePostgres(registry, DATABASE);
         Redis.useShared(registry, PREFIX);
+        // the synchronous flash-sale path on the Redis stores (the FastPath* tests take the fast path)
+        registry.add("seckill.fast-path.enabled", () -> "false");
         registry.add("spring.rabbitmq.host", RabbitVhosts::host);
         registry.add("spring.rabbitmq.port", RabbitVhosts::port);
         registry.add("spring.rabbitmq.virtual-host", () -> VHOST);

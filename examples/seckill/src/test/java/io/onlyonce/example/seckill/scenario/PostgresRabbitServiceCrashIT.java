@@ -35,6 +35,7 @@ class PostgresRabbitServiceCrashIT extends AbstractServiceCrashScenario {
                 "--spring.datasource.username=" + ExternalDatabases.postgresUser(),
                 "--spring.datasource.password=" + ExternalDatabases.postgresPassword(),
                 "--onlyonce.redis.key-prefix=" + PREFIX,
+                "--seckill.fast-path.key-prefix=" + PREFIX + "fast:",
                 "--spring.data.redis.host=" + Redis.sharedHost(), "--spring.data.redis.port=" + Redis.sharedPort(),
                 "--spring.rabbitmq.host=" + RabbitVhosts.host(), "--spring.rabbitmq.port=" + RabbitVhosts.port(),
                 "--spring.rabbitmq.virtual-host=" + VHOST));

@@ -26,6 +26,8 @@ class PostgresRedisSafetyIT extends AbstractSafetyScenarios {
         TestSecrets.register(registry);
         ExternalDatabases.usePostgres(registry, DATABASE);
         Redis.useShared(registry, PREFIX);
+        // the synchronous flash-sale path on the Redis stores (the FastPath* tests take the fast path)
+        registry.add("seckill.fast-path.enabled", () -> "false");
     }
 
     @AfterAll

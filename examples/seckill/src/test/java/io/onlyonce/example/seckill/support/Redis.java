@@ -39,6 +39,7 @@ public final class Redis {
     /** Points the service's OnlyOnce stores at the shared server, under {@code prefix}. */
     public static void useShared(DynamicPropertyRegistry registry, String prefix) {
         registry.add("onlyonce.redis.key-prefix", () -> prefix);
+        registry.add("seckill.fast-path.key-prefix", () -> prefix + "fast:");
         registry.add("spring.data.redis.host", Redis::sharedHost);
         registry.add("spring.data.redis.port", Redis::sharedPort);
     }
@@ -72,7 +73,11 @@ public final class Redis {
         }
 
         public static Private start() {
-            int port = freePort();
+            return start(freePort());
+        }
+
+        /** A redis-server on {@code port}, without persistence (a restart loses everything). */
+        public static Private start(int port) {
             try {
                 File log = File.createTempFile("seckill-redis-" + port, ".log");
                 Process process = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
@@ -94,6 +99,13 @@ public final class Redis {
 
         public int port() {
             return port;
+        }
+
+        /** Kills this server (SIGKILL) and starts an empty one on the same port: Redis restarted without persistence. */
+        public Private restart() throws InterruptedException {
+            process.destroyForcibly();
+            process.waitFor(10, TimeUnit.SECONDS);
+            return start(port);
         }
 
         @Override

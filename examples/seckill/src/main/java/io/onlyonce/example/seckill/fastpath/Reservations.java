@@ -1,0 +1,155 @@
+package io.onlyonce.example.seckill.fastpath;
+
+import io.onlyonce.example.seckill.SeckillProperties;
+import io.onlyonce.example.seckill.auth.CurrentUser;
+import io.onlyonce.example.seckill.seckill.Activity;
+import io.onlyonce.example.seckill.seckill.ActivityRepository;
+import io.onlyonce.example.seckill.seckill.SeckillStock;
+import io.onlyonce.example.seckill.web.ApiException;
+import io.onlyonce.example.seckill.web.AppProblem;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.LoadingCache;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
+
+/**
+ * Flash-sale purchases on the fast path: decided in Redis, answered {@code 202} with a reservation,
+ * written to the database by the queue's consumers. The sale and its products are read from the
+ * database at most once a second per instance, so a purchase costs no database round trip.
+ */
+public class Reservations {
+
+    /** A reservation as its owner sees it. */
+    public enum Status { QUEUED, ORDERED, FAILED }
+
+    /**
+     * {@code GET /api/seckill/reservations/{id}} and the body of a {@code 202}.
+     *
+     * @param reservationId the reservation
+     * @param status where it stands
+     * @param orderNo its order, once ORDERED
+     * @param reason why it failed, once FAILED ({@code sold-out}, {@code live-order-exists}, {@code reservation-lost})
+     */
+    public record ReservationView(String reservationId, Status status, @Nullable String orderNo, @Nullable String reason) {
+    }
+
+    private record Sale(Optional<Activity> activity, List<SeckillStock> stock) {
+    }
+
+    private final RedisStock stock;
+    private final StockReconciler reconciler;
+    private final ReservationRepository repository;
+    private final SeckillProperties.Limits limits;
+    private final Clock clock;
+    private final LoadingCache<Long, Sale> sales;
+    private final MeterRegistry registry;
+
+    public Reservations(RedisStock stock, StockReconciler reconciler, ReservationRepository repository,
+            ActivityRepository activities, SeckillProperties properties, Clock clock, MeterRegistry registry) {
+        this.stock = stock;
+        this.reconciler = reconciler;
+        this.repository = repository;
+        this.limits = properties.limits();
+        this.clock = clock;
+        this.registry = registry;
+        this.sales = Caffeine.newBuilder().maximumSize(1_000).refreshAfterWrite(Duration.ofSeconds(1))
+                .expireAfterWrite(Duration.ofSeconds(30))
+                .build(id -> new Sale(activities.find(id), activities.stock(id)));
+    }
+
+    /**
+     * One purchase: 202 with a new reservation, or with the buyer's existing one (a repeated
+     * purchase); 409 {@code sold-out}, {@code live-order-exists} (an order loaded from the
+     * database), {@code activity-not-active}; 404 for an unknown sale or product.
+     */
+    public ReservationView reserve(CurrentUser user, long activityId, @Nullable Long productId, int quantity) {
+        Sale sale = sales.get(activityId);
+        Activity activity = sale.activity().orElseThrow(() -> new ApiException(AppProblem.ACTIVITY_NOT_FOUND));
+        if (!activity.isRunningAt(clock.instant())) {
+            throw new ApiException(AppProblem.ACTIVITY_NOT_ACTIVE);
+        }
+        if (limits.enabled() && limits.maxUnitsPerActivity() > 0 && quantity > limits.maxUnitsPerActivity()) {
+            throw new ApiException(AppProblem.PURCHASE_LIMIT);
+        }
+        long product = productId != null ? productId : sale.stock().stream().findFirst()
+                .map(SeckillStock::productId).orElseThrow(() -> new ApiException(AppProblem.PRODUCT_NOT_FOUND));
+        RedisStock.Reservation result = stock.reserve(activityId, product, quantity, user.id());
+        if (result instanceof RedisStock.Reservation.NotLoaded) {
+            load(activityId);
+            result = stock.reserve(activityId, product, quantity, user.id());
+        }
+        if (result instanceof RedisStock.Reservation.Reserved r) {
+            count("reserved");
+            return new ReservationView(r.id().toString(), Status.QUEUED, null, null);
+        }
+        if (result instanceof RedisStock.Reservation.AlreadyReserved a) {
+            count("repeated");
+            if (a.mark().startsWith("o:")) {
+                throw ApiException.aboutOrder(AppProblem.LIVE_ORDER_EXISTS, a.mark().substring(2));
+            }
+            return status(user, a.mark());
+        }
+        if (result instanceof RedisStock.Reservation.SoldOut) {
+            count("sold-out");
+            throw new ApiException(AppProblem.SOLD_OUT);
+        }
+        if (result instanceof RedisStock.Reservation.NoProduct) {
+            count("no-product");
+            throw new ApiException(AppProblem.PRODUCT_NOT_FOUND);
+        }
+        count("not-loaded");
+        throw new ApiException(AppProblem.SALE_UNAVAILABLE);
+    }
+
+    private void load(long activityId) {
+        try {
+            reconciler.ensureLoaded(activityId);
+        } catch (DataAccessException | IllegalStateException e) {
+            throw new ApiException(AppProblem.SALE_UNAVAILABLE);
+        }
+    }
+
+    private void count(String outcome) {
+        registry.counter("seckill.fastpath.purchases", "outcome", outcome).increment();
+    }
+
+    /**
+     * Where the caller's reservation stands. A reservation of an earlier Redis load that no consumer
+     * wrote was lost with that Redis: it is recorded FAILED ({@code reservation-lost}) here, once, so
+     * a consumer still holding it cannot write it later, and the answer never changes again.
+     */
+    public ReservationView status(CurrentUser user, String reservationId) {
+        ReservationId id = ReservationId.parse(reservationId).filter(r -> r.userId() == user.id())
+                .orElseThrow(() -> new ApiException(AppProblem.RESERVATION_NOT_FOUND));
+        Optional<ReservationRepository.Row> row = repository.find(reservationId);
+        if (row.isPresent()) {
+            return view(row.get());
+        }
+        Long loaded = stock.epoch(id.activityId());
+        long epoch = loaded != null ? loaded : reconciler.ensureLoaded(id.activityId());
+        if (epoch == id.epoch()) {
+            if (reservationId.equals(stock.mark(id.activityId(), user.id()))) {
+                return new ReservationView(reservationId, Status.QUEUED, null, null);
+            }
+            // decided while we looked, or never made here
+            return repository.find(reservationId).map(this::view)
+                    .orElseThrow(() -> new ApiException(AppProblem.RESERVATION_NOT_FOUND));
+        }
+        if (id.epoch() > epoch) {
+            throw new ApiException(AppProblem.RESERVATION_NOT_FOUND);
+        }
+        repository.insertDecision(id, 0, 0, Decision.LOST, clock.millis());
+        return view(repository.find(reservationId).orElseThrow());
+    }
+
+    private ReservationView view(ReservationRepository.Row row) {
+        return row.orderNo() != null
+                ? new ReservationView(row.reservationId(), Status.ORDERED, row.orderNo(), null)
+                : new ReservationView(row.reservationId(), Status.FAILED, null, row.reason());
+    }
+}

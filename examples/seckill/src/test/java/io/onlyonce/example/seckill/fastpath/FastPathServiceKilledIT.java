@@ -1,0 +1,29 @@
+package io.onlyonce.example.seckill.fastpath;
+
+import io.onlyonce.example.seckill.support.Redis;
+import io.onlyonce.example.seckill.support.ServiceProcess;
+
+/**
+ * The service killed with SIGKILL ({@code kill -9}) while purchases run and batches are being
+ * written, then started again: reservations it had taken but not acknowledged are taken over after
+ * the claim time and written once; clients resend what got no answer.
+ */
+class FastPathServiceKilledIT extends AbstractFastPathScenario {
+
+    @Override
+    protected int redisPort() {
+        return Redis.sharedPort();
+    }
+
+    @Override
+    protected void disrupt(ServiceProcess service) throws Exception {
+        service.kill();
+        Thread.sleep(1_000);
+        service.start();
+    }
+
+    @Override
+    protected String name() {
+        return "fast-path-killed";
+    }
+}

@@ -78,10 +78,10 @@ public class Reservations {
         }
         long product = productId != null ? productId : sale.stock().stream().findFirst()
                 .map(SeckillStock::productId).orElseThrow(() -> new ApiException(AppProblem.PRODUCT_NOT_FOUND));
-        RedisStock.Reservation result = stock.reserve(activityId, product, quantity, user.id());
+        RedisStock.Reservation result = reserve(activityId, product, quantity, user);
         if (result instanceof RedisStock.Reservation.NotLoaded) {
             load(activityId);
-            result = stock.reserve(activityId, product, quantity, user.id());
+            result = reserve(activityId, product, quantity, user);
         }
         if (result instanceof RedisStock.Reservation.Reserved r) {
             count("reserved");
@@ -92,7 +92,12 @@ public class Reservations {
             if (a.mark().startsWith("o:")) {
                 throw ApiException.aboutOrder(AppProblem.LIVE_ORDER_EXISTS, a.mark().substring(2));
             }
-            return status(user, a.mark());
+            // the buyer's reservation: still queued (202 again, the same one), or already their order (409, as the synchronous path answers)
+            ReservationView existing = status(user, a.mark());
+            if (existing.orderNo() != null) {
+                throw ApiException.aboutOrder(AppProblem.LIVE_ORDER_EXISTS, existing.orderNo());
+            }
+            return existing;
         }
         if (result instanceof RedisStock.Reservation.SoldOut) {
             count("sold-out");
@@ -104,6 +109,16 @@ public class Reservations {
         }
         count("not-loaded");
         throw new ApiException(AppProblem.SALE_UNAVAILABLE);
+    }
+
+    /** The script; Redis down, paused or timing out (the command timeout, 2 s by default) is 503, never a hung request. */
+    private RedisStock.Reservation reserve(long activityId, long product, int quantity, CurrentUser user) {
+        try {
+            return stock.reserve(activityId, product, quantity, user.id());
+        } catch (DataAccessException e) {
+            count("unavailable");
+            throw new ApiException(AppProblem.SALE_UNAVAILABLE);
+        }
     }
 
     private void load(long activityId) {

@@ -130,7 +130,7 @@ abstract class AbstractFastPathScenario {
                     buyer.get(10, TimeUnit.MINUTES);
                 }
                 assertThat(answered.get()).isEqualTo(ATTEMPTS);
-                assertThat(answers.keySet()).as("answers %s", answers).isSubsetOf(Set.of("reserved", "sold-out"));
+                assertThat(answers.keySet()).as("answers %s", answers).isSubsetOf(Set.of("reserved", "sold-out", "has-order"));
 
                 // every reservation ends ORDERED or FAILED with a reason
                 Map<String, String> ends = new ConcurrentHashMap<>();
@@ -188,7 +188,7 @@ abstract class AbstractFastPathScenario {
 
     /**
      * One purchase attempt, retried as a client does until it gets an answer: "reserved" (202, the
-     * reservation recorded) or "sold-out".
+     * reservation recorded), "sold-out" or "has-order" (the buyer's earlier reservation is their order).
      */
     private static String purchase(Api api, Intent intent, Map<Intent, String> tokens, Map<String, Api.Session> reservations) {
         while (true) {
@@ -204,6 +204,9 @@ abstract class AbstractFastPathScenario {
             String problem = response.problem();
             if (problem.equals("sold-out")) {
                 return "sold-out";
+            }
+            if (problem.equals("live-order-exists")) {
+                return "has-order";
             }
             if (problem.equals("duplicate-submission")) {
                 // this token was used: by this same attempt before the connection broke (the service

@@ -495,7 +495,7 @@ public abstract class AbstractSafetyScenarios {
         }
     }
 
-    static Path repositoryRoot() throws IOException {
+    public static Path repositoryRoot() throws IOException {
         for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
             if (Files.isRegularFile(dir.resolve("scripts/demo.sh"))) {
                 return dir;

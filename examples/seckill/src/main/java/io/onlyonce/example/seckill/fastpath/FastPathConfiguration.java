@@ -9,6 +9,7 @@ import io.onlyonce.example.seckill.seckill.ActivityRepository;
 import io.onlyonce.messaging.PermanentMessageFailure;
 import io.onlyonce.spring.messaging.ConsumerDefinition;
 import io.onlyonce.spring.messaging.TransactionalOutbox;
+import io.onlyonce.spring.metrics.OnlyOnceStatistics;
 import java.time.Clock;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.context.annotation.Bean;
@@ -66,8 +67,9 @@ public class FastPathConfiguration {
 
     @Bean
     Reservations reservations(RedisStock stock, StockReconciler reconciler, ReservationRepository repository,
-            ActivityRepository activities, SeckillProperties properties, Clock clock, MeterRegistry registry) {
-        return new Reservations(stock, reconciler, repository, activities, properties, clock, registry);
+            ActivityRepository activities, SeckillProperties properties, Clock clock, MeterRegistry registry,
+            OnlyOnceStatistics statistics) {
+        return new Reservations(stock, reconciler, repository, activities, properties, clock, registry, statistics);
     }
 
     @Bean

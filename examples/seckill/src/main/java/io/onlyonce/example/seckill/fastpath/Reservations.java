@@ -10,6 +10,7 @@ import io.onlyonce.example.seckill.web.AppProblem;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.LoadingCache;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.onlyonce.spring.metrics.OnlyOnceStatistics;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -23,6 +24,10 @@ import org.springframework.dao.DataAccessException;
  * database at most once a second per instance, so a purchase costs no database round trip.
  */
 public class Reservations {
+
+    /** The layer of the stats endpoint's counts: purchases decided in Redis ({@code repeated} is a duplicate stopped). */
+    public static final String LAYER = "fastpath";
+    static final String ENDPOINT = "POST /api/seckill/activities/{activityId}/orders";
 
     /** A reservation as its owner sees it. */
     public enum Status { QUEUED, ORDERED, FAILED }
@@ -48,9 +53,12 @@ public class Reservations {
     private final Clock clock;
     private final LoadingCache<Long, Sale> sales;
     private final MeterRegistry registry;
+    private final OnlyOnceStatistics statistics;
 
     public Reservations(RedisStock stock, StockReconciler reconciler, ReservationRepository repository,
-            ActivityRepository activities, SeckillProperties properties, Clock clock, MeterRegistry registry) {
+            ActivityRepository activities, SeckillProperties properties, Clock clock, MeterRegistry registry,
+            OnlyOnceStatistics statistics) {
+        this.statistics = statistics;
         this.stock = stock;
         this.reconciler = reconciler;
         this.repository = repository;
@@ -131,6 +139,7 @@ public class Reservations {
 
     private void count(String outcome) {
         registry.counter("seckill.fastpath.purchases", "outcome", outcome).increment();
+        statistics.record(LAYER, outcome.replace('-', '_'), ENDPOINT);
     }
 
     /**

@@ -1,5 +1,10 @@
 package io.onlyonce.example.seckill.seckill;
 
+import io.onlyonce.example.seckill.fastpath.RedisStock;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.dao.DataAccessException;
 import io.onlyonce.example.seckill.auth.CurrentUser;
 import io.onlyonce.example.seckill.web.ApiException;
 import io.onlyonce.example.seckill.web.AppProblem;
@@ -30,8 +35,11 @@ public class ActivityController {
     private final SeckillService seckill;
     private final SeckillTokens tokens;
     private final Clock clock;
+    private final @Nullable RedisStock fastPath;
 
-    public ActivityController(ActivityRepository activities, SeckillService seckill, SeckillTokens tokens, Clock clock) {
+    public ActivityController(ActivityRepository activities, SeckillService seckill, SeckillTokens tokens, Clock clock,
+            ObjectProvider<RedisStock> fastPath) {
+        this.fastPath = fastPath.getIfAvailable();
         this.activities = activities;
         this.seckill = seckill;
         this.tokens = tokens;
@@ -59,7 +67,8 @@ public class ActivityController {
      * @param name its name
      * @param price the flash-sale price
      * @param initialStock what the sale started with
-     * @param stock what is left now
+     * @param stock what is left now (on the fast path: what Redis still sells, which the database
+     *     follows as the queue drains)
      */
     public record ProductStock(long productId, String name, BigDecimal price, int initialStock, int stock) {
     }
@@ -72,6 +81,18 @@ public class ActivityController {
      * @param activityId the flash sale it is for
      */
     public record TokenView(String token, Instant expiresAt, long activityId) {
+    }
+
+    /** On the fast path, the stock Redis still sells, per product; empty when Redis does not hold the sale or is down. */
+    private Map<Object, Object> liveStock(long activityId) {
+        if (fastPath == null) {
+            return Map.of();
+        }
+        try {
+            return fastPath.stock(activityId);
+        } catch (DataAccessException e) {
+            return Map.of();
+        }
     }
 
     @GetMapping("/api/seckill/activities")
@@ -93,8 +114,10 @@ public class ActivityController {
     }
 
     private ActivityView view(Activity activity) {
+        Map<Object, Object> live = liveStock(activity.id());
         List<ProductStock> products = activities.stock(activity.id()).stream()
-                .map(s -> new ProductStock(s.productId(), s.productName(), s.price(), s.initialStock(), s.stock()))
+                .map(s -> new ProductStock(s.productId(), s.productName(), s.price(), s.initialStock(),
+                        live.get(Long.toString(s.productId())) instanceof String left ? Integer.parseInt(left) : s.stock()))
                 .toList();
         return new ActivityView(activity.id(), activity.name(), activity.startsAt(), activity.endsAt(),
                 activity.isRunningAt(clock.instant()), products);

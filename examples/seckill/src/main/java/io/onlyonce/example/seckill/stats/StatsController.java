@@ -26,6 +26,7 @@ public class StatsController {
             "gateway", Set.of("window_duplicate"),
             "business", Set.of("replayed", "in_progress", "duplicate_token", "mismatch"),
             "message", Set.of("duplicate_dropped"),
+            io.onlyonce.example.seckill.fastpath.Reservations.LAYER, Set.of("repeated"),
             DataLayerCounters.LAYER, Set.of(DataLayerCounters.DUPLICATE_BUSINESS_ID, DataLayerCounters.LIVE_ORDER_CONFLICT,
                     DataLayerCounters.REPEATED_PAYMENT_CALLBACK, DataLayerCounters.REPEATED_CANCEL));
 
@@ -85,7 +86,8 @@ public class StatsController {
     public Stats stats() {
         Map<String, Map<String, Long>> layers = new TreeMap<>(statistics.byLayer());
         Map<String, Long> duplicates = new LinkedHashMap<>();
-        for (String layer : List.of("gateway", "business", DataLayerCounters.LAYER, "message")) {
+        for (String layer : List.of("gateway", "business", io.onlyonce.example.seckill.fastpath.Reservations.LAYER,
+                DataLayerCounters.LAYER, "message")) {
             Map<String, Long> outcomes = layers.getOrDefault(layer, Map.of());
             duplicates.put(layer, outcomes.entrySet().stream()
                     .filter(e -> DUPLICATE_OUTCOMES.get(layer).contains(e.getKey()))

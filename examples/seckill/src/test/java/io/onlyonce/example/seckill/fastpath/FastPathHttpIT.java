@@ -179,6 +179,7 @@ class FastPathHttpIT {
         Api.Response later = buy(buyer, sale);
         assertThat(later.problem()).isEqualTo("live-order-exists");
         assertThat(later.text("orderNo")).isEqualTo(orderNo);
+        assertThat(api.get("/api/stats", buyer).json().path("duplicatesStopped").path("fastpath").asLong()).isPositive();
         assertThat(redisStock(sale)).isEqualTo("9");
         assertThat(dbStock(sale)).isEqualTo(9);
         assertThat(jdbc.sql("SELECT COUNT(*) FROM orders WHERE activity_id = ?").param(sale).query(Long.class).single()).isEqualTo(1);
@@ -194,6 +195,8 @@ class FastPathHttpIT {
         assertThat(answers.stream().filter(a -> a.status() == 202)).hasSize(2);
         assertThat(answers.stream().filter(a -> a.status() == 409)).allSatisfy(a -> assertThat(a.problem()).isEqualTo("sold-out"))
                 .hasSize(3);
+        // the live stock shown is what Redis still sells, at once (the database follows as the queue drains)
+        assertThat(api.get("/api/seckill/activities/" + sale, user("fp-viewer")).json().path("products").get(0).path("stock").asInt()).isZero();
         await().atMost(Duration.ofSeconds(30)).until(() -> dbStock(sale) == 0);
         assertThat(jdbc.sql("SELECT COUNT(*) FROM seckill_reservations WHERE activity_id = ?").param(sale).query(Long.class)
                 .single()).isEqualTo(2);

@@ -101,6 +101,11 @@ public final class Redis {
             return port;
         }
 
+        /** Stops (SIGSTOP) or resumes (SIGCONT) this server: a paused Redis that accepts connections and never answers. */
+        public void signal(String signal) throws IOException, InterruptedException {
+            new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start().waitFor();
+        }
+
         /** Kills this server (SIGKILL) and starts an empty one on the same port: Redis restarted without persistence. */
         public Private restart() throws InterruptedException {
             process.destroyForcibly();

@@ -16,7 +16,7 @@ class FastPathRedisRestartedIT extends AbstractFastPathScenario {
     static Redis.Private redis;
 
     @BeforeAll
-    static void startRedis() {
+    static void startRedis() throws Exception {
         redis = Redis.Private.start();
     }
 

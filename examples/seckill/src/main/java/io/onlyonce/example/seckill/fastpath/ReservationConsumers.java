@@ -79,7 +79,9 @@ public class ReservationConsumers implements SmartLifecycle {
     public void round() {
         try {
             for (long activityId : repository.runningActivities(clock.millis())) {
-                running.computeIfAbsent(activityId, this::startConsumers);
+                // a consumer thread that died (an Error) is replaced here
+                running.compute(activityId, (id, threads) -> threads != null && threads.stream().allMatch(Thread::isAlive)
+                        ? threads : startConsumers(id));
             }
             reconciler.reconcileRunning();
         } catch (RuntimeException e) {

@@ -32,7 +32,7 @@ import org.springframework.security.web.firewall.RequestRejectedHandler;
  * Every {@code /api} call needs a valid access token (Spring Security's OAuth2 resource server,
  * HS256 with {@code seckill.auth.jwt-secret}; {@code exp}, {@code sub} and a {@code uid} of an
  * existing user required), except the demo login and the payment platform's callback (which
- * carries its own HMAC signature). The OpenAPI document and Swagger UI are open. 401 and 403 are
+ * carries its own HMAC signature). The OpenAPI document, Swagger UI and the web page are open. 401 and 403 are
  * problems like every other error, and so is a request the firewall refuses.
  */
 @Configuration(proxyBeanMethods = false)
@@ -94,6 +94,9 @@ class SecurityConfiguration {
                         .requestMatchers(HttpMethod.GET, "/v3/api-docs", "/v3/api-docs/**", "/swagger-ui.html",
                                 "/swagger-ui/**").permitAll()
                         .requestMatchers(EndpointRequest.to("health", "info", "prometheus")).permitAll()
+                        // the web page (static, no data in it): its API calls carry the token
+                        .requestMatchers(HttpMethod.GET, "/", "/index.html", "/order.html", "/assets/**",
+                                "/favicon.ico").permitAll()
                         .anyRequest().authenticated())
                 .oauth2ResourceServer(server -> server
                         .jwt(jwt -> { })

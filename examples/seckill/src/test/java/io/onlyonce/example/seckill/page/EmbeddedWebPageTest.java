@@ -341,7 +341,7 @@ class EmbeddedWebPageTest {
         assertThat(rows.count("SELECT COUNT(*) FROM payment_notifications WHERE order_no = ?", paid)).isEqualTo(1);
 
         english.navigate().back();
-        english.findElement(By.id("order-" + product)).click();
+        new WebDriverWait(english, WAIT).until(ExpectedConditions.elementToBeClickable(By.id("order-" + product))).click();
         String cancelled = resultPage(english);
         english.navigate().back();
         WebElement cancel = new WebDriverWait(english, WAIT)
@@ -349,14 +349,42 @@ class EmbeddedWebPageTest {
         cancel.click();
         waitForText(english, "orders-message", "Order cancelled.");
         assertThat(rows.status(cancelled)).isEqualTo("CANCELLED");
-        assertThat(english.findElement(By.cssSelector("tr[data-order-no='" + cancelled + "'] .status")).getText())
-                .isEqualTo("Cancelled");
+        new WebDriverWait(english, WAIT).until(ExpectedConditions.textToBe(
+                By.cssSelector("tr[data-order-no='" + cancelled + "'] .status"), "Cancelled"));
 
         // the demo payment is for one's own orders only
         Api.Response other = api.post("/api/demo/orders/" + cancelled + "/pay", api.login(user + "x"), null);
         assertThat(other.status()).isEqualTo(404);
         assertThat(rows.status(cancelled)).isEqualTo("CANCELLED");
         assertThat(ordersOf(user)).containsExactlyInAnyOrder(paid, cancelled);
+    }
+
+    // ---- security
+
+    @Test
+    void thePageIsOpenWithoutLoginRunsOnlyItsOwnScriptsAndShowsDataAsText() {
+        Api.Response page = api.get("/", null);
+        assertThat(page.status()).isEqualTo(200);
+        assertThat(page.header("Content-Type")).startsWith("text/html");
+        assertThat(page.header("Content-Security-Policy")).contains("script-src 'self'", "object-src 'none'");
+        assertThat(api.get("/order.html", null).status()).isEqualTo(200);
+        assertThat(api.get("/api/orders", null).status()).isEqualTo(401);
+
+        long id = rows.createProduct("1.00", 1);
+        String markup = "<img id=\"xss\" src=\"x\" onerror=\"document.title='owned'\">";
+        jdbc.sql("UPDATE products SET name = ? WHERE id = ?").params(markup, id).update();
+        try {
+            login(english, "xss");
+            WebElement title = new WebDriverWait(english, WAIT)
+                    .until(ExpectedConditions.visibilityOfElementLocated(By.id("product-" + id + "-title")));
+            assertThat(title.getText()).isEqualTo(markup);
+            assertThat(english.findElements(By.id("xss"))).isEmpty();
+            assertThat(english.getTitle()).isNotEqualTo("owned");
+            assertThat((String) english.executeScript("return sessionStorage.getItem('oo.session')")).contains("accessToken");
+            assertThat(english.manage().getCookies()).isEmpty();
+        } finally {
+            jdbc.sql("DELETE FROM products WHERE id = ?").param(id).update();
+        }
     }
 
     // ---- keyboard only, phone size, screenshots

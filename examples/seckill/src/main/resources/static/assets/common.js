@@ -92,6 +92,7 @@ const OO = (() => {
 
   function translate(root = document) {
     document.documentElement.lang = zh ? 'zh-CN' : 'en';
+    document.title = t('appTitle');
     root.querySelectorAll('[data-i18n]').forEach(el => { el.textContent = t(el.dataset.i18n); });
   }
 

@@ -37,10 +37,17 @@
     return answer;
   }
 
+  /** A read of the shop; an expired session goes back to the login form. */
+  async function read(path) {
+    const answer = await OO.call('GET', path);
+    if (answer.status === 401) showLogin(t('sessionExpired'));
+    return answer;
+  }
+
   /** After a token's duplicate-submission without its first answer: the live order of that sale, if it is there yet. */
   async function liveOrderOf(activityId) {
     for (let i = 0; i < 3; i++) {
-      const answer = await OO.call('GET', '/api/orders?limit=100');
+      const answer = await read('/api/orders?limit=100');
       const order = answer.ok && Array.isArray(answer.data)
         ? answer.data.find(o => o.activityId === activityId && o.status !== 'CANCELLED') : null;
       if (order) return order.orderNo;
@@ -100,6 +107,7 @@
 
   async function buyFlashSale(button, activityId, productId) {
     if (button.disabled) return;
+    if (!OO.session.get()) return showLogin(t('sessionExpired'));
     const message = $(`msg-${activityId}-${productId}`);
     OO.busy(button, true);
     OO.say(message, '', '');
@@ -127,6 +135,7 @@
 
   async function buyProduct(button, productId) {
     if (button.disabled) return;
+    if (!OO.session.get()) return showLogin(t('sessionExpired'));
     const message = $(`msg-p-${productId}`);
     OO.busy(button, true);
     OO.say(message, '', '');
@@ -170,7 +179,7 @@
   }
 
   async function refreshActivities() {
-    const answer = await OO.call('GET', '/api/seckill/activities');
+    const answer = await read('/api/seckill/activities');
     if (!answer.ok || !Array.isArray(answer.data)) return;
     const box = $('activities');
     for (const activity of answer.data.filter(a => a.running)) {
@@ -192,7 +201,7 @@
   }
 
   async function refreshProducts() {
-    const answer = await OO.call('GET', '/api/products');
+    const answer = await read('/api/products');
     if (!answer.ok || !Array.isArray(answer.data)) return;
     const box = $('products');
     for (const p of answer.data) {
@@ -215,7 +224,7 @@
   }
 
   async function refreshOrders() {
-    const answer = await OO.call('GET', '/api/orders?limit=20');
+    const answer = await read('/api/orders?limit=20');
     if (!answer.ok || !Array.isArray(answer.data)) return;
     const body = $('orders').tBodies[0];
     const rows = answer.data.map(o => {
@@ -240,7 +249,7 @@
   }
 
   async function refreshStats() {
-    const answer = await OO.call('GET', '/api/stats');
+    const answer = await read('/api/stats');
     if (!answer.ok || !answer.data) return;
     const d = answer.data.duplicatesStopped || {};
     $('stat-gateway').textContent = String(d.gateway ?? 0);

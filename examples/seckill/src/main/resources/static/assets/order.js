@@ -17,6 +17,7 @@
 
   function show(order) {
     $('result-title').textContent = t('orderTitle', order.orderNo);
+    document.title = t('orderTitle', order.orderNo) + ' · ' + t('appTitle');
     $('order-details').hidden = false;
     $('order-no').textContent = order.orderNo;
     const name = names.get(order.productId) || t('product', order.productId);

@@ -126,7 +126,14 @@ class EmbeddedWebPageTest {
         rows = new Rows(jdbc, clock);
         product = rows.createProduct("99.00", 50);
         sale = rows.createActivity(product, "9.90", 100);
-        soldOutSale = rows.createActivity(rows.createProduct("199.00", 5), "1.00", 0);
+        long sneakers = rows.createProduct("199.00", 5);
+        soldOutSale = rows.createActivity(sneakers, "1.00", 0);
+        // names a person can read on the screenshots
+        jdbc.sql("UPDATE products SET name = ? WHERE id = ?").params("Smart watch", product).update();
+        jdbc.sql("UPDATE products SET name = ? WHERE id = ?").params("Limited sneakers", sneakers).update();
+        jdbc.sql("UPDATE seckill_activities SET name = ? WHERE id = ?").params("Flash sale: Smart watch", sale).update();
+        jdbc.sql("UPDATE seckill_activities SET name = ? WHERE id = ?").params("Flash sale: Limited sneakers", soldOutSale)
+                .update();
         english = Browsers.start("en-US");
     }
 
@@ -414,31 +421,35 @@ class EmbeddedWebPageTest {
         login(english, "shot");
         Files.createDirectories(SCREENSHOTS);
         try {
-            String resultUrl = null;
-            for (Dimension size : List.of(new Dimension(1280, 1000), new Dimension(390, 844))) {
-                String device = size.getWidth() > 600 ? "desktop" : "phone";
-                english.manage().window().setSize(size);
-                english.get(base() + "/");
-                buyButton(english, sale);
-                waitForText(english, "stat-oversell", "OK");
-                assertThat(fitsTheWidth(english)).as("no sideways scrolling on the " + device).isTrue();
-                save(english, "main-" + device);
-                if (resultUrl == null) {
-                    buyButton(english, sale).click();
-                    resultPage(english);
-                    resultUrl = english.getCurrentUrl();
-                } else {
-                    english.get(resultUrl);
-                    resultPage(english);
-                }
-                assertThat(fitsTheWidth(english)).as("no sideways scrolling on the " + device).isTrue();
-                save(english, "result-" + device);
-            }
+            english.manage().window().setSize(new Dimension(1280, 1000));
+            buyButton(english, sale).click();
+            String orderNo = resultPage(english);
+            String resultUrl = english.getCurrentUrl();
+            save(english, "result-desktop");
+            english.manage().window().setSize(new Dimension(1280, 1500));
+            english.get(base() + "/");
+            new WebDriverWait(english, WAIT).until(ExpectedConditions.textToBe(
+                    By.cssSelector("tr[data-order-no='" + orderNo + "'] .status"), "Unpaid"));
+            waitForText(english, "stat-oversell", "OK");
+            assertThat(fitsTheWidth(english)).as("no sideways scrolling on a desktop").isTrue();
+            save(english, "main-desktop");
+
+            english.manage().window().setSize(new Dimension(390, 844));
+            english.get(base() + "/");
+            buyButton(english, sale);
+            waitForText(english, "stat-oversell", "OK");
+            assertThat(fitsTheWidth(english)).as("no sideways scrolling on a phone").isTrue();
+            save(english, "main-phone");
+            english.get(resultUrl);
+            assertThat(resultPage(english)).isEqualTo(orderNo);
+            assertThat(fitsTheWidth(english)).as("no sideways scrolling on a phone").isTrue();
+            save(english, "result-phone");
         } finally {
             english.manage().window().setSize(new Dimension(1280, 1000));
         }
-        assertThat(SCREENSHOTS.resolve("main-phone.png")).isNotEmptyFile();
-        assertThat(SCREENSHOTS.resolve("result-desktop.png")).isNotEmptyFile();
+        for (String name : List.of("main-desktop", "main-phone", "result-desktop", "result-phone")) {
+            assertThat(SCREENSHOTS.resolve(name + ".png")).isNotEmptyFile();
+        }
     }
 
     // ---- helpers

@@ -9,6 +9,7 @@ import io.onlyonce.example.seckill.support.Rows;
 import io.onlyonce.example.seckill.support.TestClockConfiguration;
 import io.onlyonce.testing.MutableClock;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -325,6 +326,7 @@ class EmbeddedWebPageTest {
         String message = "msg-" + sale + "-" + product;
         waitForText(browser, message, text.get("existingSale").formatted(orderNo) + " " + text.get("view"));
         assertThat(browser.findElement(By.id(message)).getAttribute("class")).contains("ok").doesNotContain("error");
+        save(browser, "messages-" + language);
         browser.findElement(By.cssSelector("#" + message + " a")).click();
         waitForText(browser, "order-no", orderNo);
         assertThat(ordersOf(user)).containsExactly(orderNo);
@@ -417,9 +419,8 @@ class EmbeddedWebPageTest {
     }
 
     @Test
-    void screenshotsOfBothPagesOnADesktopAndAPhone() throws IOException {
+    void screenshotsOfBothPagesOnADesktopAndAPhone() {
         login(english, "shot");
-        Files.createDirectories(SCREENSHOTS);
         try {
             english.manage().window().setSize(new Dimension(1280, 1000));
             buyButton(english, sale).click();
@@ -526,7 +527,12 @@ class EmbeddedWebPageTest {
                 "return document.documentElement.scrollWidth <= window.innerWidth;");
     }
 
-    private static void save(ChromeDriver browser, String name) throws IOException {
-        Files.write(SCREENSHOTS.resolve(name + ".png"), browser.getScreenshotAs(OutputType.BYTES));
+    private static void save(ChromeDriver browser, String name) {
+        try {
+            Files.createDirectories(SCREENSHOTS);
+            Files.write(SCREENSHOTS.resolve(name + ".png"), browser.getScreenshotAs(OutputType.BYTES));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 }

@@ -31,6 +31,8 @@ const OO = (() => {
       paid: 'Paid. Thank you!', paidAgain: 'This payment was already recorded: nothing changed.',
       cancelled: 'Order cancelled.', noOrderGiven: 'No order given.',
       existing: 'You already have this order: {0}.', existingSale: 'You already have an order in this sale: {0}.',
+      alreadyInSale: 'You already have an order in this sale: see "My orders".',
+      reservationLost: 'Your purchase was lost on the way. Please buy again.',
       stillProcessing: 'Your purchase is still being processed. Look at "My orders" in a moment.',
       soldOut: 'Sold out: nothing left to buy.', notActive: 'This flash sale is not running now.',
       window: 'Too fast: the same purchase was just sent. Wait a second, then try again.',
@@ -68,6 +70,8 @@ const OO = (() => {
       paid: '支付成功，谢谢！', paidAgain: '该笔支付已记录过，未做任何改变。',
       cancelled: '订单已取消。', noOrderGiven: '未指定订单。',
       existing: '您已有该订单：{0}。', existingSale: '您在本次秒杀中已有订单：{0}。',
+      alreadyInSale: '您在本次秒杀中已有订单，请在“我的订单”中查看。',
+      reservationLost: '抢购请求在途中丢失，请重新抢购。',
       stillProcessing: '您的抢购仍在处理中，请稍后在“我的订单”中查看。',
       soldOut: '已售罄，没有库存了。', notActive: '该秒杀活动当前未进行。',
       window: '操作太快：同一请求刚刚已提交，请稍等一秒再试。',
@@ -166,6 +170,8 @@ const OO = (() => {
       case 'idempotency-token-missing':
       case 'idempotency-token-mismatch': return t('tokenExpired');
       case 'purchase-limit': return t('purchaseLimit');
+      case 'live-order-exists': return t('alreadyInSale');
+      case 'reservation-lost': return t('reservationLost');
       case 'unpaid-order-limit': return t('unpaidLimit');
       case 'order-not-cancellable': return t('notCancellable');
       case 'order-cancelled': return t('orderCancelled');

@@ -81,7 +81,14 @@
     const kind = OO.slug(answer);
     const data = answer.data || {};
     if (kind === 'duplicate-submission' || kind === 'live-order-exists' || kind === 'order-exists') {
-      let orderNo = data.orderNo || (data.firstResult && data.firstResult.orderNo);
+      const first = data.firstResult && typeof data.firstResult === 'object' ? data.firstResult : {};
+      let orderNo = data.orderNo || first.orderNo;
+      if (!orderNo && first.reservationId) {
+        // the first answer was the fast path's 202: follow that reservation
+        dropIntent(key);
+        toResult('order.html?reservation=' + encodeURIComponent(first.reservationId));
+        return;
+      }
       if (!orderNo && activityId !== undefined) orderNo = await liveOrderOf(activityId);
       dropIntent(key);
       if (orderNo) {

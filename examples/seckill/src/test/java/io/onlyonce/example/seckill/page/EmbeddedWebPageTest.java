@@ -290,6 +290,20 @@ class EmbeddedWebPageTest {
         assertThat(ordersOf(user)).containsExactly(orderNo);
     }
 
+    @Test
+    void aQueuedPurchaseThatFailsSaysWhy() {
+        String user = login(english, "queuefail");
+        server.failNextReservation("sold-out");
+
+        buyButton(english, sale).click();
+
+        new WebDriverWait(english, WAIT).until(ExpectedConditions.urlContains("/order.html?reservation=r-"));
+        waitForText(english, "result-title", "Queued");
+        waitForText(english, "result-title", "Not ordered");
+        assertThat(text(english, "result-message")).isEqualTo("Sold out: nothing left to buy.");
+        assertThat(ordersOf(user)).isEmpty();
+    }
+
     // ---- refusals, by problem type, in the browser's language
 
     @ParameterizedTest

@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.springframework.web.filter.OncePerRequestFilter;
@@ -37,8 +38,9 @@ final class PageTestFilter extends OncePerRequestFilter {
     private final AtomicLong delayNextMillis = new AtomicLong();
     private final AtomicInteger failNext = new AtomicInteger();
     private final AtomicBoolean queueNext = new AtomicBoolean();
+    private final AtomicReference<String> failNextReservation = new AtomicReference<>();
     private final AtomicInteger reservationIds = new AtomicInteger();
-    /** Reservation → the order behind it, and how often it was asked for. */
+    /** Reservation → the order behind it ({@code failed:<reason>} for one that fails), and how often it was asked for. */
     private final Map<String, String> reservations = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> polls = new ConcurrentHashMap<>();
 
@@ -55,6 +57,14 @@ final class PageTestFilter extends OncePerRequestFilter {
     /** The next flash-sale order is answered 202 with a reservation to follow. */
     void queueNextOrder() {
         queueNext.set(true);
+    }
+
+    /**
+     * The next flash-sale order never reaches the service: it is answered 202, and its reservation
+     * turns FAILED with {@code reason} (as the fast path's {@code sold-out}, {@code reservation-lost}).
+     */
+    void failNextReservation(String reason) {
+        failNextReservation.set(reason);
     }
 
     /** How often the page asked for {@code reservationId}. */
@@ -85,6 +95,16 @@ final class PageTestFilter extends OncePerRequestFilter {
         orderRequests.incrementAndGet();
         if (failNext.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
             response.sendError(502);
+            return;
+        }
+        String failure = failNextReservation.getAndSet(null);
+        if (failure != null) {
+            String id = "r-" + reservationIds.incrementAndGet();
+            reservations.put(id, "failed:" + failure);
+            response.setStatus(202);
+            response.setHeader("Location", "/api/seckill/reservations/" + id);
+            response.setContentType("application/json");
+            response.getWriter().write("{\"reservationId\":\"" + id + "\",\"status\":\"QUEUED\"}");
             return;
         }
         long delay = delayNextMillis.getAndSet(0);
@@ -124,8 +144,9 @@ final class PageTestFilter extends OncePerRequestFilter {
             return;
         }
         boolean first = polls.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet() == 1;
-        response.getWriter().write(first
-                ? "{\"reservationId\":\"" + id + "\",\"status\":\"QUEUED\"}"
-                : "{\"reservationId\":\"" + id + "\",\"status\":\"ORDERED\",\"orderNo\":\"" + orderNo + "\"}");
+        String decided = orderNo.startsWith("failed:")
+                ? "\"status\":\"FAILED\",\"reason\":\"" + orderNo.substring("failed:".length()) + "\""
+                : "\"status\":\"ORDERED\",\"orderNo\":\"" + orderNo + "\"";
+        response.getWriter().write("{\"reservationId\":\"" + id + "\"," + (first ? "\"status\":\"QUEUED\"" : decided) + "}");
     }
 }

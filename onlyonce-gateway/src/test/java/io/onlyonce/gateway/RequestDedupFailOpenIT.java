@@ -2,7 +2,7 @@ package io.onlyonce.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.onlyonce.gateway.support.PrivateRedis;
+import io.onlyonce.testing.PrivateRedis;
 import io.onlyonce.gateway.support.TestGatewayApplication;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;

@@ -8,19 +8,14 @@ import io.lettuce.core.api.sync.RedisCommands;
 import io.onlyonce.gateway.support.Jwts;
 import io.onlyonce.gateway.support.StubDownstream;
 import io.onlyonce.gateway.support.TestGatewayApplication;
+import io.onlyonce.testing.Race;
 import java.io.ByteArrayInputStream;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.UUID;
-import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -64,7 +59,7 @@ class RequestDedupGatewayIT extends GatewayTestBase {
     void fiftyIdenticalRequestsAtOnceLetExactlyOneThrough() throws Exception {
         String token = Jwts.forSubject(TestGatewayApplication.JWT_SECRET, "alice");
         HttpRequest request = post("/api/seckill/activities/1/tokens", token, "{}").build();
-        List<HttpResponse<String>> responses = concurrently(50, () -> HTTP.send(request, HttpResponse.BodyHandlers.ofString()));
+        List<HttpResponse<String>> responses = Race.run(50, () -> HTTP.send(request, HttpResponse.BodyHandlers.ofString()));
 
         List<HttpResponse<String>> passed = responses.stream().filter(r -> r.statusCode() == 201).toList();
         List<HttpResponse<String>> refused = responses.stream().filter(r -> r.statusCode() == 429).toList();
@@ -246,27 +241,5 @@ class RequestDedupGatewayIT extends GatewayTestBase {
         HttpRequest.Builder builder = HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(json));
         return token == null ? builder : builder.header("Authorization", "Bearer " + token);
-    }
-
-    static <T> List<T> concurrently(int n, Callable<T> call) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(n);
-        try {
-            CountDownLatch start = new CountDownLatch(1);
-            List<Future<T>> futures = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                futures.add(pool.submit(() -> {
-                    start.await();
-                    return call.call();
-                }));
-            }
-            start.countDown();
-            List<T> results = new ArrayList<>();
-            for (Future<T> future : futures) {
-                results.add(future.get());
-            }
-            return results;
-        } finally {
-            pool.shutdownNow();
-        }
     }
 }

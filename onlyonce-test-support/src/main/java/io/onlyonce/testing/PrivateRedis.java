@@ -1,4 +1,4 @@
-package io.onlyonce.gateway.support;
+package io.onlyonce.testing;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -9,8 +9,9 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A {@code redis-server} of a test's own on a free port, without persistence, that the test may
- * pause (SIGSTOP), resume (SIGCONT) or kill: never the shared server on 6379.
+ * A {@code redis-server} of the test's own on a free port, without persistence, that the test may
+ * pause (SIGSTOP), resume (SIGCONT) or kill: never the shared server on 6379. The executable is
+ * {@code redis-server} on the {@code PATH}.
  */
 public final class PrivateRedis implements AutoCloseable {
 
@@ -31,8 +32,7 @@ public final class PrivateRedis implements AutoCloseable {
         Process process = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
                 "--save", "", "--appendonly", "no", "--dir", directory.toString())
                 .redirectErrorStream(true).redirectOutput(directory.resolve("redis.log").toFile()).start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-        while (System.nanoTime() < deadline) {
+        for (int i = 0; i < 300; i++) {
             try (Socket socket = new Socket()) {
                 socket.connect(new InetSocketAddress("127.0.0.1", port), 500);
                 return new PrivateRedis(process, port);
@@ -44,8 +44,13 @@ public final class PrivateRedis implements AutoCloseable {
         throw new IllegalStateException("redis-server did not start on port " + port);
     }
 
+    /** {@code redis://127.0.0.1:<port>}. */
     public String url() {
         return "redis://127.0.0.1:" + port;
+    }
+
+    public int port() {
+        return port;
     }
 
     public void pause() throws Exception {

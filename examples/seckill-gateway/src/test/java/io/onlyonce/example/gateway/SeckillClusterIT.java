@@ -63,7 +63,7 @@ class SeckillClusterIT {
                 "SECKILL_PAYMENT_SECRET", "cluster-test-payment-secret-0123456789abcdef",
                 "ONLYONCE_TOKEN_SECRET", "cluster-test-token-secret-0123456789abcdef01",
                 "PG_URL", "jdbc:postgresql://" + PG + "/" + DATABASE,
-                "ONLYONCE_REDIS_PREFIX", PREFIX);
+                "ONLYONCE_REDIS_PREFIX", PREFIX, "SECKILL_FAST_PATH_PREFIX", PREFIX + "fast:");
         instancePorts = new int[] {JarProcess.freePort(), JarProcess.freePort()};
         for (int i = 0; i < 2; i++) {
             JarProcess instance = JarProcess.of("seckill-" + (i + 1), "../seckill", "512m",

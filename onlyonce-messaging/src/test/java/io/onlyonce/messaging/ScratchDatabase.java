@@ -176,7 +176,9 @@ final class ScratchDatabase implements BeforeAllCallback, AfterAllCallback {
         }
         name = "oo_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
         if (dialect == JdbcDialect.H2) {
-            url = "jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1";
+            // a lock wait of 10 s, not H2's 1 s: on a loaded machine a mark waiting behind another relay's
+            // claim must not time out (it would stay SENDING until its lease, which a test does not wait for)
+            url = "jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000";
         } else {
             execute(adminUrl, "CREATE DATABASE " + name);
             Matcher server = matchServerUrl();

@@ -2,12 +2,17 @@
 # The flash-sale load bench (issue 10): one run, every figure next to its baseline measured in it.
 #
 #   bench/seckill-load.sh [--seconds=15] [--warmup=5] [--connections=200] [--threads=2]
-#                         [--sync-users=12000] [--fast-users=60000] [--only=sync|fast] [--jfr] [--pg-waits]
+#                         [--sync-users=8000] [--fast-users=25000] [--only=sync|fast] [--jfr] [--pg-waits]
+#                         [--service-arg=--some.property=value ...]
 #
 # Needs the packaged jars (mvn -B -ntp -DskipTests package), wrk, psql/createdb/dropdb (PostgreSQL on
 # 127.0.0.1:5432, user postgres, trust auth) and redis-cli (Redis on 127.0.0.1:6379). Load comes from
 # wrk, outside the service's JVM. Each service instance gets a fresh database of its own and its own
 # Redis key prefixes, all removed at the end; random secrets are made for the run.
+#
+# --jfr records each service's measured purchase phase (jcmd JFR.start, settings=profile) and prints its
+# top frames; --pg-waits samples pg_stat_activity every 100 ms during it; --service-arg passes an
+# argument to both service instances (e.g. to measure a setting before and after).
 #
 #  1. a bare Spring Boot webmvc app (bench/minimal-web): GET /ping
 #  2. examples/seckill, seckill.fast-path.enabled=false (the synchronous path): GET /api/ping, then
@@ -23,7 +28,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-seconds=15 warmup=5 connections=200 threads=2 sync_users=12000 fast_users=60000 only="" jfr=false pg_waits=false
+seconds=15 warmup=5 connections=200 threads=2 sync_users=8000 fast_users=25000 only="" jfr=false pg_waits=false
+service_args=()
 for arg in "$@"; do
   case "$arg" in
     --seconds=*) seconds="${arg#*=}" ;;
@@ -35,6 +41,7 @@ for arg in "$@"; do
     --only=*) only="${arg#*=}" ;;
     --jfr) jfr=true ;;
     --pg-waits) pg_waits=true ;;
+    --service-arg=*) service_args+=("${arg#*=}") ;;
     *) echo "unknown argument: $arg" >&2; exit 2 ;;
   esac
 done
@@ -103,7 +110,7 @@ wrk_run() {
     > "$out/wrk-$name.txt" 2>&1 || { cat "$out/wrk-$name.txt" >&2; exit 1; }
   local result
   result=$(grep '^RESULT ' "$out/wrk-$name.txt" | cut -d' ' -f2-)
-  if [[ "$(field "$result" exhausted_threads)" != 0 ]]; then
+  if [[ "$(field "$result" exhausted_threads)" != 0 && "$name" != *warmup ]]; then
     echo "wrk-$name ran out of prepared purchases before its end: raise --sync-users/--fast-users" >&2; exit 1
   fi
   echo "$result"
@@ -186,7 +193,7 @@ start_seckill() { # name fast-path-enabled port
     SECKILL_FAST_PATH_PREFIX="$fast_prefix" \
     java "${java_opts[@]}" -jar "$jar" --spring.profiles.active=postgres,redis --server.port="$port" \
       --seckill.fast-path.enabled="$fast" --seckill.limits.enabled=false \
-      --seckill.demo-data.flash-sale-stock=100000000 > "$out/$name.log" 2>&1 &
+      --seckill.demo-data.flash-sale-stock=100000000 ${service_args[@]+"${service_args[@]}"} > "$out/$name.log" 2>&1 &
   service_pid=$!
   pids+=("$service_pid")
   wait_up "http://127.0.0.1:$port/actuator/health" "$service_pid"

@@ -176,6 +176,10 @@ summarise_jfr() { # file
   echo "    top frames (self):"
   jq -r '.recording.events[].values.stackTrace.frames[0].method | "\(.type.name | gsub("/"; ".")).\(.name)"' "$events" |
     sort | uniq -c | sort -rn | awk "NR <= 15" | sed 's/^/      /'
+  echo "    samples by their first frame outside the JDK (own time), by library:"
+  jq -r '.recording.events[].values.stackTrace.frames | map(.method.type.name | gsub("/"; "."))
+      | map(select(test("^(java|jdk|sun)\\.") | not)) | .[0] // "(JDK only)"' "$events" |
+    awk -F. '{ print (NF > 2 ? $1 "." $2 "." $3 : $0) }' | sort | uniq -c | sort -rn | awk "NR <= 12" | sed 's/^/      /'
   echo "    methods on the stack (share of samples), io.onlyonce / Spring / Lettuce / Micrometer / JDBC:"
   jq -r '.recording.events[].values.stackTrace.frames | map(.method | "\(.type.name | gsub("/"; ".") | sub("\\$\\$Lambda.*"; "$$Lambda")).\(.name)") | unique | .[]' "$events" |
     grep -E '^(io\.onlyonce|org\.springframework|io\.lettuce|io\.micrometer|org\.postgresql|com\.zaxxer|ch\.qos|org\.apache\.catalina)' |

@@ -73,7 +73,7 @@ cleanup() {
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   dropdb "${pg[@]}" --if-exists "$db" 2>/dev/null || true
   for prefix in "$oo_prefix" "$fast_prefix"; do
-    redis-cli --scan --pattern "${prefix}*" | xargs -r -n 500 redis-cli unlink >/dev/null || true
+    redis-cli --scan --pattern "${prefix}*" | xargs -r -d '\n' -n 500 redis-cli unlink >/dev/null || true
   done
 }
 trap cleanup EXIT
@@ -191,7 +191,7 @@ start_seckill() { # name fast-path-enabled port
   dropdb "${pg[@]}" --if-exists "$db"
   createdb "${pg[@]}" "$db"
   for prefix in "$oo_prefix" "$fast_prefix"; do
-    redis-cli --scan --pattern "${prefix}*" | xargs -r -n 500 redis-cli unlink >/dev/null
+    redis-cli --scan --pattern "${prefix}*" | xargs -r -d '\n' -n 500 redis-cli unlink >/dev/null
   done
   SECKILL_JWT_SECRET="$jwt_secret" SECKILL_PAYMENT_SECRET="$(openssl rand -hex 32)" \
     ONLYONCE_TOKEN_SECRET="$(openssl rand -hex 32)" \

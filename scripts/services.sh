@@ -3,6 +3,8 @@
 #   Redis 6379, PostgreSQL 5432, MariaDB 3306, RabbitMQ 5672 (skipped with
 #   ONLYONCE_NEED_RABBIT=0), then the 3-node Redis Cluster (scripts/redis-cluster.sh).
 # Idempotent: anything that already answers is left untouched.
+#   scripts/services.sh                   all of them
+#   scripts/services.sh redis postgres    only those named (redis, postgres, mariadb, rabbitmq, cluster)
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -245,6 +247,21 @@ ensure_rabbitmq() {
 }
 
 # ----------------------------------------------------------------------- main
+if [ "$#" -gt 0 ]; then
+  for service in "$@"; do
+    case "$service" in
+      redis) ensure_redis ;;
+      postgres) ensure_postgres ;;
+      mariadb) ensure_mariadb ;;
+      rabbitmq) ensure_rabbitmq ;;
+      cluster) detach_lock bash "$SCRIPT_DIR/redis-cluster.sh" ;;
+      *) die "unknown service '$service' (redis, postgres, mariadb, rabbitmq, cluster)" ;;
+    esac
+  done
+  log "ready: $*"
+  exit 0
+fi
+
 ensure_redis
 ensure_postgres
 ensure_mariadb

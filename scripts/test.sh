@@ -15,10 +15,11 @@ if ! command -v mvn >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1; then
     maven openjdk-17-jdk-headless
 fi
 
-# the walk-through test runs scripts/demo.sh, which needs curl, jq and openssl
+# the walk-through test runs scripts/demo.sh, which needs curl, jq and openssl; the web page's
+# browser test needs headless Chromium and its driver (command:package)
 missing=""
-for tool in curl jq openssl; do
-  command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
+for tool in curl:curl jq:jq openssl:openssl chromium:chromium chromedriver:chromium-driver; do
+  command -v "${tool%%:*}" >/dev/null 2>&1 || missing="$missing ${tool#*:}"
 done
 if [ -n "$missing" ]; then
   echo "[test] installing$missing"

@@ -8,14 +8,12 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.onlyonce.Fingerprint;
 import io.onlyonce.StoreUnavailableException;
-import io.onlyonce.redis.internal.LuaScript;
 import io.onlyonce.redis.internal.RedisKeys;
 import io.onlyonce.redis.internal.RedisScriptExecutor;
+import io.onlyonce.redis.internal.WindowScript;
 import io.onlyonce.window.WindowHit;
 import io.onlyonce.window.WindowStore;
 import java.time.Duration;
-import java.util.List;
-import org.jspecify.annotations.Nullable;
 
 /**
  * {@link WindowStore} on Redis: one counter per fingerprint, {@code {prefix}w:{fingerprint hex}}
@@ -31,20 +29,6 @@ import org.jspecify.annotations.Nullable;
  * the connection. Every Lettuce failure surfaces as {@link StoreUnavailableException}. Thread-safe.
  */
 public final class RedisWindowStore implements WindowStore {
-
-    /** ARGV: window in ms. Answers {count, PTTL}. */
-    private static final LuaScript HIT = new LuaScript("hit", """
-            local current = redis.call('GET', KEYS[1])
-            if not current then
-              redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
-              return {1, tonumber(ARGV[1])}
-            end
-            local left = redis.call('PTTL', KEYS[1])
-            if left < 0 or not string.match(current, '^[1-9][0-9]*$') then
-              return redis.error_reply('ONLYONCE_CORRUPT not a window counter with a TTL')
-            end
-            return {redis.call('INCR', KEYS[1]), left}
-            """);
 
     private final RedisScriptExecutor redis;
     private final RedisKeys keys;
@@ -87,11 +71,6 @@ public final class RedisWindowStore implements WindowStore {
     @Override
     public WindowHit hit(Fingerprint key, Duration window) {
         long windowMillis = millis(window, "window");
-        List<@Nullable Object> answer = redis.runForList("hit", HIT, keys.window(key), decimal(windowMillis));
-        if (answer.size() != 2 || !(answer.get(0) instanceof Long count) || !(answer.get(1) instanceof Long left)) {
-            throw new StoreUnavailableException("hit", new IllegalStateException("unexpected script answer " + answer));
-        }
-        // PTTL is 0 in the last millisecond of a key's life: the window is still open.
-        return new WindowHit(count, Duration.ofMillis(Math.max(1, left)));
+        return WindowScript.toHit(redis.runForList("hit", WindowScript.HIT, keys.window(key), decimal(windowMillis)));
     }
 }

@@ -27,16 +27,24 @@ import org.springframework.security.web.AuthenticationEntryPoint;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.access.AccessDeniedHandler;
 import org.springframework.security.web.firewall.RequestRejectedHandler;
+import org.springframework.security.web.header.writers.DelegatingRequestMatcherHeaderWriter;
+import org.springframework.security.web.header.writers.StaticHeadersWriter;
+import org.springframework.security.web.servlet.util.matcher.PathPatternRequestMatcher;
+import org.springframework.security.web.util.matcher.OrRequestMatcher;
 
 /**
  * Every {@code /api} call needs a valid access token (Spring Security's OAuth2 resource server,
  * HS256 with {@code seckill.auth.jwt-secret}; {@code exp}, {@code sub} and a {@code uid} of an
  * existing user required), except the demo login and the payment platform's callback (which
- * carries its own HMAC signature). The OpenAPI document and Swagger UI are open. 401 and 403 are
+ * carries its own HMAC signature). The OpenAPI document, Swagger UI and the web page are open. 401 and 403 are
  * problems like every other error, and so is a request the firewall refuses.
  */
 @Configuration(proxyBeanMethods = false)
 class SecurityConfiguration {
+
+    /** The web page runs its own scripts and styles only: no inline code, no other origin, not in a frame. */
+    static final String PAGE_POLICY = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
+            + " connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
     @Bean
     SecretKey accessTokenKey(SeckillProperties properties) {
@@ -86,6 +94,11 @@ class SecurityConfiguration {
                 .formLogin(form -> form.disable())
                 .logout(logout -> logout.disable())
                 .requestCache(cache -> cache.disable())
+                .headers(headers -> headers.addHeaderWriter(new DelegatingRequestMatcherHeaderWriter(new OrRequestMatcher(
+                        PathPatternRequestMatcher.pathPattern(HttpMethod.GET, "/"),
+                        PathPatternRequestMatcher.pathPattern(HttpMethod.GET, "/index.html"),
+                        PathPatternRequestMatcher.pathPattern(HttpMethod.GET, "/order.html")),
+                        new StaticHeadersWriter("Content-Security-Policy", PAGE_POLICY))))
                 .sessionManagement(session -> session.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
                 .authorizeHttpRequests(requests -> requests
                         // every method, so that a GET is answered 405 (with Allow: POST), not 401
@@ -94,6 +107,9 @@ class SecurityConfiguration {
                         .requestMatchers(HttpMethod.GET, "/v3/api-docs", "/v3/api-docs/**", "/swagger-ui.html",
                                 "/swagger-ui/**").permitAll()
                         .requestMatchers(EndpointRequest.to("health", "info", "prometheus")).permitAll()
+                        // the web page (static, no data in it): its API calls carry the token
+                        .requestMatchers(HttpMethod.GET, "/", "/index.html", "/order.html", "/assets/**",
+                                "/favicon.ico").permitAll()
                         .anyRequest().authenticated())
                 .oauth2ResourceServer(server -> server
                         .jwt(jwt -> { })

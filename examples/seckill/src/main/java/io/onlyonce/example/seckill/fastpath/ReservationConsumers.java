@@ -13,7 +13,9 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.context.event.EventListener;
 
 /**
  * The queue's consumers in this instance: for every running sale, {@code consumers} threads that
@@ -69,10 +71,17 @@ public class ReservationConsumers implements SmartLifecycle {
         scheduler.scheduleWithFixedDelay(this::round, 0, period, TimeUnit.MILLISECONDS);
     }
 
-    private void round() {
+    /**
+     * Starts consumers for every running sale that has none and loads or corrects each one in Redis;
+     * run on the schedule and once the application is ready (the demo data is created then).
+     */
+    @EventListener(ApplicationReadyEvent.class)
+    public void round() {
         try {
             for (long activityId : repository.runningActivities(clock.millis())) {
-                running.computeIfAbsent(activityId, this::startConsumers);
+                // a consumer thread that died (an Error) is replaced here
+                running.compute(activityId, (id, threads) -> threads != null && threads.stream().allMatch(Thread::isAlive)
+                        ? threads : startConsumers(id));
             }
             reconciler.reconcileRunning();
         } catch (RuntimeException e) {

@@ -6,17 +6,17 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /**
- * Redis (a server of this class alone, without persistence) killed and started empty while
- * purchases run: the stock, the buyers' marks and the queue are gone. The sale is loaded again from
+ * 2,000 users, stock 400, 8,000 attempts; Redis (a server of this class alone, without
+ * persistence) killed and started empty while purchases run: the stock, the buyers' marks and the queue are gone. The sale is loaded again from
  * the database under a new epoch; reservations Redis lost end FAILED ({@code reservation-lost}) and
  * their units are on sale again; the database's optimistic lock refuses what Redis sells twice.
  */
 class FastPathRedisRestartedIT extends AbstractFastPathScenario {
 
-    private static Redis.Private redis;
+    static Redis.Private redis;
 
     @BeforeAll
-    static void startRedis() {
+    static void startRedis() throws Exception {
         redis = Redis.Private.start();
     }
 
@@ -35,6 +35,16 @@ class FastPathRedisRestartedIT extends AbstractFastPathScenario {
     @Override
     protected void disrupt(ServiceProcess service) throws Exception {
         redis = redis.restart();
+    }
+
+    @Override
+    protected boolean losesNothing() {
+        return false;
+    }
+
+    @Override
+    protected double scale() {
+        return 0.4;
     }
 
     @Override

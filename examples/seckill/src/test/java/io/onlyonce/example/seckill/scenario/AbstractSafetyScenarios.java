@@ -85,6 +85,9 @@ public abstract class AbstractSafetyScenarios {
     @Value("${seckill.payment.secret}")
     String paymentSecret;
 
+    @Value("${seckill.demo.enabled}")
+    boolean demoMode;
+
     protected Api api;
     protected Rows rows;
     protected RawHttp raw;
@@ -546,5 +549,29 @@ public abstract class AbstractSafetyScenarios {
         assertThat(token.has("path")).isFalse();
         assertThat(api.post("/idempotency/tokens", operator, null).status()).isEqualTo(404);
         assertThat(report.body()).doesNotContain(SecretsGuard.DEMO_TOKEN_SECRET);
+    }
+
+    @Test
+    void theDemoPaymentExistsInDemoModeOnlyAndPaysOnlyTheCallersOwnOrder() {
+        Session buyer = api.login(user("demo-pay"));
+        Session other = api.login(user("demo-other"));
+        long product = rows.createProduct("3.00", 5);
+        String orderNo = api.order(buyer, Api.businessId(buyer), product, 1).text("orderNo");
+
+        Response stranger = api.post("/api/demo/orders/" + orderNo + "/pay", other, null);
+        Response owner = api.post("/api/demo/orders/" + orderNo + "/pay", buyer, null);
+
+        assertThat(stranger.status()).isEqualTo(404);
+        if (demoMode) {
+            assertThat(api.get("/api/demo", buyer).json().path("demo").asBoolean()).isTrue();
+            assertThat(owner.status()).isEqualTo(200);
+            assertThat(owner.text("result")).isEqualTo("SUCCESS");
+            assertThat(rows.status(orderNo)).isEqualTo("PAID");
+            assertThat(rows.count("SELECT COUNT(*) FROM payment_notifications WHERE order_no = ?", orderNo)).isEqualTo(1);
+        } else {
+            assertThat(api.get("/api/demo", buyer).status()).isEqualTo(404);
+            assertThat(owner.status()).isEqualTo(404);
+            assertThat(rows.status(orderNo)).isEqualTo("UNPAID");
+        }
     }
 }

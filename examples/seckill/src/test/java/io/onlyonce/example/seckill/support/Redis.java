@@ -11,10 +11,15 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 import org.springframework.test.context.DynamicPropertyRegistry;
 
 /** Redis for the integration tests: a random key prefix on the shared server, or a private server. */
@@ -66,23 +71,35 @@ public final class Redis {
 
         private final Process process;
         private final int port;
+        private final @Nullable Path appendOnlyDir;
 
-        private Private(Process process, int port) {
+        private Private(Process process, int port, @Nullable Path appendOnlyDir) {
             this.process = process;
             this.port = port;
+            this.appendOnlyDir = appendOnlyDir;
         }
 
         public static Private start() {
-            return start(freePort());
+            return start(freePort(), null);
         }
 
-        /** A redis-server on {@code port}, without persistence (a restart loses everything). */
-        public static Private start(int port) {
+        /**
+         * A redis-server that writes every command to an append-only file in a directory of its own
+         * before answering ({@code appendfsync always}): a restart keeps everything it acknowledged.
+         */
+        public static Private startPersistent() throws IOException {
+            return start(freePort(), Files.createTempDirectory("seckill-redis-aof"));
+        }
+
+        /** A redis-server on {@code port}: without persistence (a restart loses everything) unless {@code appendOnlyDir}. */
+        static Private start(int port, @Nullable Path appendOnlyDir) {
             try {
                 File log = File.createTempFile("seckill-redis-" + port, ".log");
-                Process process = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
-                        "--save", "", "--appendonly", "no", "--protected-mode", "no")
-                        .redirectErrorStream(true).redirectOutput(log).start();
+                List<String> command = new ArrayList<>(List.of("redis-server", "--port", Integer.toString(port), "--bind",
+                        "127.0.0.1", "--save", "", "--protected-mode", "no"));
+                command.addAll(appendOnlyDir == null ? List.of("--appendonly", "no")
+                        : List.of("--appendonly", "yes", "--appendfsync", "always", "--dir", appendOnlyDir.toString()));
+                Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log).start();
                 long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
                 while (!accepts(port)) {
                     if (!process.isAlive() || System.nanoTime() > deadline) {
@@ -91,7 +108,7 @@ public final class Redis {
                     }
                     LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
                 }
-                return new Private(process, port);
+                return new Private(process, port, appendOnlyDir);
             } catch (IOException e) {
                 throw new IllegalStateException("cannot start redis-server (is it installed?)", e);
             }
@@ -106,11 +123,14 @@ public final class Redis {
             new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start().waitFor();
         }
 
-        /** Kills this server (SIGKILL) and starts an empty one on the same port: Redis restarted without persistence. */
+        /**
+         * Kills this server (SIGKILL) and starts it again on the same port: empty, or, if it was
+         * started persistent, with everything it had acknowledged.
+         */
         public Private restart() throws InterruptedException {
             process.destroyForcibly();
             process.waitFor(10, TimeUnit.SECONDS);
-            return start(port);
+            return start(port, appendOnlyDir);
         }
 
         @Override

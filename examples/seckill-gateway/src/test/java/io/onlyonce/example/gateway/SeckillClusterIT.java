@@ -1,0 +1,258 @@
+package io.onlyonce.example.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.onlyonce.example.gateway.support.JarProcess;
+import io.onlyonce.testing.PrivateRedis;
+import io.onlyonce.testing.Race;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * The service as it scales: two packaged seckill instances (profiles postgres and redis) sharing a
+ * PostgreSQL database of this run's own and the shared Redis under a key prefix of this run's own,
+ * behind the packaged seckill gateway, all on loopback. The gateway's window is on a private
+ * {@code redis-server} that the last tests pause and kill; the instances run with their servlet
+ * window off ({@code onlyonce.dedup.enabled=false}), as {@code scripts/run-cluster.sh} starts them.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class SeckillClusterIT {
+
+    static final String JWT = "cluster-test-jwt-secret-0123456789abcdef0123";
+    static final String PG = System.getenv().getOrDefault("SECKILL_IT_PG_HOST", "127.0.0.1:5432");
+    static final String DATABASE = "oo_gwcluster_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    static final String PREFIX = "oo-gwcluster-" + UUID.randomUUID().toString().substring(0, 8) + ":";
+    static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+    static final Pattern TOKENS_SEEN = Pattern.compile(
+            "http_server_requests_seconds_count\\{[^}]*uri=\"/api/seckill/activities/\\{activityId}/tokens\"[^}]*} ([0-9.E]+)");
+
+    static PrivateRedis gatewayRedis;
+    static final List<JarProcess> PROCESSES = new ArrayList<>();
+    static int[] instancePorts;
+    static int gatewayPort;
+    static int managementPort;
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        admin("CREATE DATABASE " + DATABASE);
+        gatewayRedis = PrivateRedis.start();
+        Map<String, String> secrets = Map.of("SECKILL_JWT_SECRET", JWT,
+                "SECKILL_PAYMENT_SECRET", "cluster-test-payment-secret-0123456789abcdef",
+                "ONLYONCE_TOKEN_SECRET", "cluster-test-token-secret-0123456789abcdef01",
+                "PG_URL", "jdbc:postgresql://" + PG + "/" + DATABASE,
+                "ONLYONCE_REDIS_PREFIX", PREFIX, "SECKILL_FAST_PATH_PREFIX", PREFIX + "fast:");
+        instancePorts = new int[] {JarProcess.freePort(), JarProcess.freePort()};
+        for (int i = 0; i < 2; i++) {
+            JarProcess instance = JarProcess.of("seckill-" + (i + 1), "../seckill", "512m",
+                    List.of("--spring.profiles.active=postgres,redis", "--server.port=" + instancePorts[i],
+                            "--server.address=127.0.0.1", "--onlyonce.dedup.enabled=false"), secrets);
+            PROCESSES.add(instance);
+            instance.start("http://127.0.0.1:" + instancePorts[i] + "/actuator/health");
+        }
+        gatewayPort = JarProcess.freePort();
+        managementPort = JarProcess.freePort();
+        // a budget of 2 s rather than the configured 250 ms: on a loaded test machine a slow answer must
+        // not let a duplicate through (fail open) where the test counts them
+        JarProcess gateway = JarProcess.of("gateway", ".", "256m", List.of("--onlyonce.gateway.timeout=2s"),
+                Map.of("SECKILL_JWT_SECRET", JWT, "GATEWAY_PORT", Integer.toString(gatewayPort),
+                        "GATEWAY_MANAGEMENT_PORT", Integer.toString(managementPort),
+                        "REDIS_PORT", Integer.toString(gatewayRedis.port()), "ONLYONCE_REDIS_PREFIX", PREFIX,
+                        "SECKILL_INSTANCE_1", "http://127.0.0.1:" + instancePorts[0],
+                        "SECKILL_INSTANCE_2", "http://127.0.0.1:" + instancePorts[1]));
+        PROCESSES.add(gateway);
+        gateway.start("http://127.0.0.1:" + managementPort + "/actuator/health");
+        // the first requests of a cold JVM may outlast the window store's budget and pass unchecked
+        for (int i = 0; i < 20; i++) {
+            send(HttpRequest.newBuilder(api("/api/seckill/activities/999/tokens?warm-up=" + i))
+                    .POST(HttpRequest.BodyPublishers.noBody()));
+        }
+    }
+
+    @AfterAll
+    static void stopCluster() throws Exception {
+        for (JarProcess process : PROCESSES) {
+            process.close();
+        }
+        if (gatewayRedis != null) {
+            gatewayRedis.close();
+        }
+        admin("DROP DATABASE IF EXISTS " + DATABASE + " WITH (FORCE)");
+        try (RedisClient client = RedisClient.create("redis://127.0.0.1:6379");
+                StatefulRedisConnection<String, String> connection = client.connect()) {
+            List<String> keys = connection.sync().keys(PREFIX + "*");
+            if (!keys.isEmpty()) {
+                connection.sync().del(keys.toArray(String[]::new));
+            }
+        }
+    }
+
+    @Test
+    @Order(1)
+    void fiftyIdenticalTokenRequestsThroughTheGatewayReachTheServicesOnce() throws Exception {
+        Session alice = login("alice");
+        double before = tokenRequestsSeen();
+        HttpRequest request = post("/api/seckill/activities/1/tokens", alice, null, Map.of()).build();
+        List<HttpResponse<String>> responses = Race.run(50, () -> HTTP.send(request, HttpResponse.BodyHandlers.ofString()));
+
+        assertThat(responses).filteredOn(r -> r.statusCode() == 201).hasSize(1);
+        assertThat(responses).filteredOn(r -> r.statusCode() == 429).hasSize(49)
+                .allSatisfy(r -> assertThat(r.body()).contains("\"type\":\"urn:onlyonce:problem:duplicate-request\""));
+        assertThat(tokenRequestsSeen() - before).isEqualTo(1.0);
+    }
+
+    @Test
+    @Order(2)
+    void zeroPaddedActivityIdsAreTheSameRequest() throws Exception {
+        Session bob = login("bob");
+        assertThat(send(post("/api/seckill/activities/1/tokens", bob, null, Map.of())).statusCode()).isEqualTo(201);
+        assertThat(send(post("/api/seckill/activities/01/tokens", bob, null, Map.of())).statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    @Order(3)
+    void duplicatesSpreadOverBothInstancesWithTheWindowOffStillMakeOneOrder() throws Exception {
+        HttpResponse<String> off = send(HttpRequest.newBuilder(management("/actuator/requestdedup/orders"))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString("{\"enabled\":false}")));
+        assertThat(off.body()).contains("\"enabled\":false");
+        try {
+            Session carol = login("carol");
+            String businessId = businessId(carol);
+            // ten: the service allows a user ten order requests in ten seconds
+            List<HttpResponse<String>> responses = Race.run(10, () -> send(order(carol, businessId)));
+            assertThat(responses).noneMatch(r -> r.statusCode() >= 500 || r.body().contains("duplicate-request"));
+            assertThat(responses).filteredOn(r -> r.statusCode() == 201).isNotEmpty();
+            assertThat(ordersWithBusinessId(businessId)).isEqualTo(1);
+        } finally {
+            send(HttpRequest.newBuilder(management("/actuator/requestdedup/orders")).DELETE());
+        }
+    }
+
+    @Test
+    @Order(4)
+    void aPausedGatewayRedisFailsOpenAndTheLayersBehindStillMakeOneOrder() throws Exception {
+        Session dave = login("dave");
+        String businessId = businessId(dave);
+        gatewayRedis.pause();
+        try {
+            List<HttpResponse<String>> responses = Race.run(10, () -> send(order(dave, businessId)));
+            assertThat(responses).noneMatch(r -> r.statusCode() >= 500 || r.body().contains("duplicate-request"));
+        } finally {
+            gatewayRedis.resume();
+        }
+        assertThat(ordersWithBusinessId(businessId)).isEqualTo(1);
+    }
+
+    @Test
+    @Order(5)
+    void aStoppedGatewayRedisFailsOpenAndTheLayersBehindStillMakeOneOrder() throws Exception {
+        gatewayRedis.close();
+        Session erin = login("erin");
+        String businessId = businessId(erin);
+        List<HttpResponse<String>> responses = Race.run(10, () -> send(order(erin, businessId)));
+        assertThat(responses).noneMatch(r -> r.statusCode() >= 500 || r.body().contains("duplicate-request"));
+        assertThat(responses).filteredOn(r -> r.statusCode() == 201).isNotEmpty();
+        assertThat(ordersWithBusinessId(businessId)).isEqualTo(1);
+        HttpResponse<String> failOpen = send(HttpRequest.newBuilder(management(
+                "/actuator/metrics/onlyonce.gateway.requests?tag=route:orders&tag=outcome:fail_open")));
+        assertThat(failOpen.statusCode()).isEqualTo(200);
+    }
+
+    record Session(String token, long userId) {
+    }
+
+    private Session login(String name) throws Exception {
+        String user = name + "-" + UUID.randomUUID().toString().substring(0, 6);
+        HttpResponse<String> response = send(HttpRequest.newBuilder(api("/api/login")).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"username\":\"" + user + "\"}")));
+        assertThat(response.statusCode()).isEqualTo(200);
+        Matcher token = Pattern.compile("\"accessToken\":\"([^\"]+)\"").matcher(response.body());
+        Matcher id = Pattern.compile("\"userId\":([0-9]+)").matcher(response.body());
+        assertThat(token.find() && id.find()).isTrue();
+        return new Session(token.group(1), Long.parseLong(id.group(1)));
+    }
+
+    private static String businessId(Session session) {
+        return "u" + session.userId() + "_" + System.currentTimeMillis() + "_" + UUID.randomUUID().toString().substring(0, 6);
+    }
+
+    private HttpRequest.Builder order(Session session, String businessId) {
+        return post("/api/orders", session, "{\"productId\":2,\"quantity\":1}", Map.of("Idempotency-Key", businessId));
+    }
+
+    private HttpRequest.Builder post(String path, Session session, String json, Map<String, String> headers) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(api(path)).timeout(Duration.ofSeconds(30))
+                .header("Authorization", "Bearer " + session.token())
+                .POST(json == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(json));
+        if (json != null) {
+            builder.header("Content-Type", "application/json");
+        }
+        headers.forEach(builder::header);
+        return builder;
+    }
+
+    /** The token requests both instances counted, from their Prometheus scrapes. */
+    private static double tokenRequestsSeen() throws Exception {
+        double total = 0;
+        for (int port : instancePorts) {
+            HttpResponse<String> scrape = send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/prometheus")));
+            Matcher matcher = TOKENS_SEEN.matcher(scrape.body());
+            while (matcher.find()) {
+                total += Double.parseDouble(matcher.group(1));
+            }
+        }
+        return total;
+    }
+
+    private static long ordersWithBusinessId(String businessId) throws Exception {
+        try (Connection connection = DriverManager.getConnection("jdbc:postgresql://" + PG + "/" + DATABASE, "postgres", "");
+                PreparedStatement statement = connection.prepareStatement("SELECT count(*) FROM orders WHERE business_id = ?")) {
+            statement.setString(1, businessId);
+            try (ResultSet rows = statement.executeQuery()) {
+                rows.next();
+                return rows.getLong(1);
+            }
+        }
+    }
+
+    private static void admin(String sql) throws Exception {
+        try (Connection connection = DriverManager.getConnection("jdbc:postgresql://" + PG + "/postgres", "postgres", "");
+                Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        }
+    }
+
+    private static URI api(String path) {
+        return URI.create("http://127.0.0.1:" + gatewayPort + path);
+    }
+
+    private static URI management(String path) {
+        return URI.create("http://127.0.0.1:" + managementPort + path);
+    }
+
+    private static HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
+        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+}

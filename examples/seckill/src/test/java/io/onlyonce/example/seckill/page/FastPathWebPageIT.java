@@ -1,0 +1,108 @@
+package io.onlyonce.example.seckill.page;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.onlyonce.example.seckill.SeckillApplication;
+import io.onlyonce.example.seckill.support.Browsers;
+import io.onlyonce.example.seckill.support.ExternalDatabases;
+import io.onlyonce.example.seckill.support.Redis;
+import io.onlyonce.example.seckill.support.TestSecrets;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.interactions.Actions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.ActiveProfiles;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * The web page on the real fast path (PostgreSQL and Redis, the {@code redis} profile): a double
+ * click on "Buy now" is one purchase answered 202, the result page shows the reservation queued and
+ * follows it to its order (one row, made for that reservation); reloading changes nothing, and
+ * buying again shows the order the buyer already has.
+ */
+@SpringBootTest(classes = SeckillApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {"seckill.order.sweeper-enabled=false"})
+@ActiveProfiles({"postgres", "redis"})
+@DirtiesContext(classMode = DirtiesContext.ClassMode.AFTER_CLASS)
+class FastPathWebPageIT {
+
+    static final String DATABASE = ExternalDatabases.newName();
+    static final String PREFIX = Redis.newPrefix();
+    static final Duration WAIT = Duration.ofSeconds(20);
+
+    @DynamicPropertySource
+    static void servers(DynamicPropertyRegistry registry) {
+        TestSecrets.register(registry);
+        ExternalDatabases.usePostgres(registry, DATABASE);
+        Redis.useShared(registry, PREFIX);
+    }
+
+    @AfterAll
+    static void drop() {
+        ExternalDatabases.dropPostgres(DATABASE);
+        Redis.deleteKeys(PREFIX);
+    }
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    JdbcClient jdbc;
+
+    @Test
+    void aDoubleClickIsOneReservationFollowedToItsOrder() {
+        ChromeDriver browser = Browsers.start("en-US");
+        try {
+            String user = "fastpage" + System.nanoTime() % 100_000;
+            browser.get("http://127.0.0.1:" + port + "/");
+            new WebDriverWait(browser, WAIT).until(ExpectedConditions.visibilityOfElementLocated(By.id("username")))
+                    .sendKeys(user);
+            browser.findElement(By.id("login-button")).click();
+            new WebDriverWait(browser, WAIT).until(ExpectedConditions.textToBe(By.id("user-name"), user));
+            WebElement buy = new WebDriverWait(browser, WAIT).until(
+                    ExpectedConditions.elementToBeClickable(By.id("buy-1-1")));
+
+            new Actions(browser).doubleClick(buy).perform();
+
+            new WebDriverWait(browser, WAIT).until(ExpectedConditions.urlContains("/order.html?reservation="));
+            String url = browser.getCurrentUrl();
+            String reservation = url.substring(url.indexOf("reservation=") + "reservation=".length());
+            new WebDriverWait(browser, WAIT).until(ExpectedConditions.urlContains("/order.html?orderNo="));
+            WebElement orderNo = new WebDriverWait(browser, WAIT).until(
+                    ExpectedConditions.visibilityOfElementLocated(By.id("order-no")));
+            new WebDriverWait(browser, WAIT).until(d -> !orderNo.getText().isEmpty());
+            String order = orderNo.getText();
+
+            assertThat(orders(user)).containsExactly(order);
+            assertThat(jdbc.sql("SELECT business_id FROM orders WHERE order_no = ?").param(order).query(String.class).single())
+                    .isEqualTo("rsv_" + reservation);
+
+            browser.navigate().refresh();
+            new WebDriverWait(browser, WAIT).until(d -> !d.findElement(By.id("order-no")).getText().isEmpty());
+            browser.navigate().back();
+            browser.get("http://127.0.0.1:" + port + "/");
+            new WebDriverWait(browser, WAIT).until(ExpectedConditions.elementToBeClickable(By.id("buy-1-1"))).click();
+            new WebDriverWait(browser, WAIT).until(d -> d.getPageSource().contains(order));
+            assertThat(orders(user)).containsExactly(order);
+        } finally {
+            browser.quit();
+        }
+    }
+
+    private List<String> orders(String user) {
+        return jdbc.sql("SELECT o.order_no FROM orders o JOIN users u ON u.id = o.user_id WHERE u.username = ?")
+                .param(user).query(String.class).list();
+    }
+}

@@ -1,0 +1,5 @@
+/** Internals of the gateway filter: body reading, fingerprints, problems. Not an API. */
+@NullMarked
+package io.onlyonce.gateway.internal;
+
+import org.jspecify.annotations.NullMarked;

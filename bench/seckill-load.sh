@@ -1,0 +1,333 @@
+#!/usr/bin/env bash
+# The flash-sale load bench (issue 10): one run, every figure next to its baseline measured in it.
+#
+#   bench/seckill-load.sh [--seconds=15] [--warmup=5] [--connections=200] [--threads=2]
+#                         [--sync-users=8000] [--fast-users=25000] [--only=sync|fast] [--jfr] [--pg-waits]
+#                         [--service-arg=--some.property=value ...]
+#
+# Needs the packaged jars (mvn -B -ntp -DskipTests package), wrk, psql/createdb/dropdb (PostgreSQL on
+# 127.0.0.1:5432, user postgres, trust auth) and redis-cli (Redis on 127.0.0.1:6379). Load comes from
+# wrk, outside the service's JVM. Each service instance gets a fresh database of its own and its own
+# Redis key prefixes, all removed at the end; random secrets are made for the run.
+#
+# --jfr records each service's measured purchase phase (jcmd JFR.start, settings=profile) and prints its
+# top frames; --pg-waits samples pg_stat_activity every 100 ms during it; --service-arg passes an
+# argument to both service instances (e.g. to measure a setting before and after).
+#
+#  1. a bare Spring Boot webmvc app (bench/minimal-web): GET /ping
+#  2. examples/seckill, seckill.fast-path.enabled=false (the synchronous path): GET /api/ping, then
+#     purchases (201 + order row + optimistic-lock stock UPDATE in the request)
+#  3. examples/seckill, seckill.fast-path.enabled=true: GET /api/ping, then purchases (202 +
+#     reservation; orders written by the queue's consumers)
+#
+# Every purchase is a real one: a distinct user with a valid one-time token, prepared over HTTP before
+# the measured phase (bench/seckill/Prepare.java) and sent once (bench/seckill/load.lua). The flash sale
+# is the demo data's sale 1 with a stock that does not sell out, and the per-user limits are off
+# (seckill.limits.enabled=false); the request window, the one-time tokens and the data layer stay on.
+# Orders written per second are read by polling SELECT count(*) FROM orders every 200 ms.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=15 warmup=5 connections=200 threads=2 sync_users=8000 fast_users=25000 only="" jfr=false pg_waits=false
+service_args=()
+for arg in "$@"; do
+  case "$arg" in
+    --seconds=*) seconds="${arg#*=}" ;;
+    --warmup=*) warmup="${arg#*=}" ;;
+    --connections=*) connections="${arg#*=}" ;;
+    --threads=*) threads="${arg#*=}" ;;
+    --sync-users=*) sync_users="${arg#*=}" ;;
+    --fast-users=*) fast_users="${arg#*=}" ;;
+    --only=*) only="${arg#*=}" ;;
+    --jfr) jfr=true ;;
+    --pg-waits) pg_waits=true ;;
+    --service-arg=*) service_args+=("${arg#*=}") ;;
+    *) echo "unknown argument: $arg" >&2; exit 2 ;;
+  esac
+done
+
+jar=$(ls examples/seckill/target/onlyonce-example-seckill-*.jar 2>/dev/null | head -1 || true)
+minimal=$(ls bench/minimal-web/target/onlyonce-bench-minimal-web-*.jar 2>/dev/null | head -1 || true)
+if [[ -z "$jar" || -z "$minimal" ]]; then
+  echo "build first: mvn -B -ntp -DskipTests package" >&2
+  exit 2
+fi
+for tool in wrk psql createdb dropdb redis-cli curl jq; do
+  command -v "$tool" >/dev/null || { echo "$tool is required" >&2; exit 2; }
+done
+
+run="$(date -u +%Y%m%dT%H%M%S)-$$"
+out="bench/target/seckill-load/$run"
+mkdir -p "$out"
+db="onlyonce_bench_seckill_$$"
+oo_prefix="oo:bench-seckill-$$:"
+fast_prefix="seckill:bench-$$:"
+pg=(-h 127.0.0.1 -U postgres)
+java_opts=(-Xms1g -Xmx1g)
+activity=1 product=1
+jwt_secret=$(openssl rand -hex 32)
+pids=()
+
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  dropdb "${pg[@]}" --if-exists "$db" 2>/dev/null || true
+  for prefix in "$oo_prefix" "$fast_prefix"; do
+    redis-cli --scan --pattern "${prefix}*" | xargs -r -d '\n' -n 500 redis-cli unlink >/dev/null || true
+  done
+}
+trap cleanup EXIT
+
+log() { printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+
+free_port() {
+  local port
+  for port in $(seq "$1" $(($1 + 200))); do
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return; fi
+  done
+  echo "no free port from $1" >&2; exit 1
+}
+
+wait_up() { # url pid
+  local i
+  for i in $(seq 1 240); do
+    curl -fs -o /dev/null "$1" && return 0
+    kill -0 "$2" 2>/dev/null || { echo "the process $2 died; see $out" >&2; exit 1; }
+    sleep 0.5
+  done
+  echo "$1 did not answer within 120 s" >&2; exit 1
+}
+
+stop() { # pid
+  kill "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+}
+
+# wrk_run <name> <seconds> <url> [wrk args...]: prints the RESULT line's fields as "key=value ..."
+wrk_run() {
+  local name=$1 duration=$2 url=$3; shift 3
+  wrk -t"$threads" -c"$connections" -d"${duration}s" --timeout 10s -s bench/seckill/load.lua "$url" "$@" \
+    > "$out/wrk-$name.txt" 2>&1 || { cat "$out/wrk-$name.txt" >&2; exit 1; }
+  local result
+  result=$(grep '^RESULT ' "$out/wrk-$name.txt" | cut -d' ' -f2-)
+  if [[ "$(field "$result" exhausted_threads)" != 0 && "$name" != *warmup ]]; then
+    echo "wrk-$name ran out of prepared purchases before its end: raise --sync-users/--fast-users" >&2; exit 1
+  fi
+  echo "$result"
+}
+
+field() { # "k=v k=v" key
+  tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p"
+}
+
+orders() { psql "${pg[@]}" -d "$db" -Atqc 'SELECT count(*) FROM orders'; }
+
+poll_orders() { # file: "epoch_ms count" every 200 ms until killed
+  while :; do
+    echo "$(date +%s%3N) $(orders)"
+    sleep 0.2
+  done > "$1"
+}
+
+# wait_orders <answered>: until the orders table holds at least the purchases answered 2xx and then
+# stays unchanged for 2 s (requests still in flight when wrk stops are completed by the service too),
+# or it stopped growing for 10 s
+wait_orders() {
+  local last=-1 same=0 count
+  for _ in $(seq 1 1500); do
+    count=$(orders)
+    if [[ "$count" == "$last" ]]; then same=$((same + 1)); else same=0; last=$count; fi
+    [[ "$count" -ge "$1" && $same -ge 10 ]] && return 0
+    if [[ $same -ge 50 ]]; then echo "orders stopped at $count, $1 purchases were answered 2xx" >&2; return 0; fi
+    sleep 0.2
+  done
+}
+
+# drain_rate <poll file>: orders written per second from the last sample before the first new order to
+# the first sample with the final count
+drain_rate() {
+  awk 'NR == 1 { base = $2; t0 = $1 }
+       $2 == base { t0 = $1 }
+       { if ($2 != last) { t1 = $1; last = $2 } }
+       END { n = last - base; s = (t1 - t0) / 1000; printf "%d %.3f %.1f\n", n, s, (s > 0 ? n / s : 0) }' "$1"
+}
+
+sample_pg_waits() { # file
+  while :; do
+    psql "${pg[@]}" -Atqc "SELECT state || ' ' || coalesce(wait_event_type || ':' || wait_event, 'CPU')
+      FROM pg_stat_activity WHERE datname = '$db' AND pid <> pg_backend_pid()"
+    echo "--"
+    sleep 0.1
+  done > "$1"
+}
+
+summarise_pg_waits() { # file
+  local samples
+  samples=$(grep -c '^--$' "$1" || true)
+  [[ "$samples" -gt 0 ]] || return 0
+  grep -v '^--$' "$1" | sort | uniq -c | sort -rn |
+    awk -v n="$samples" '{ c = $1; $1 = ""; printf "    %6.2f backends%s\n", c / n, $0 }' | awk "NR <= 8"
+}
+
+summarise_jfr() { # file
+  local events="$1.json"
+  jfr print --json --stack-depth 64 --events jdk.ExecutionSample "$1" > "$events"
+  echo "    execution samples: $(jq '.recording.events | length' "$events")"
+  echo "    top frames (self):"
+  jq -r '.recording.events[].values.stackTrace.frames[0].method | "\(.type.name | gsub("/"; ".")).\(.name)"' "$events" |
+    sort | uniq -c | sort -rn | awk "NR <= 15" | sed 's/^/      /'
+  echo "    samples by their first frame outside the JDK (own time), by library:"
+  jq -r '.recording.events[].values.stackTrace.frames | map(.method.type.name | gsub("/"; "."))
+      | map(select(test("^(java|jdk|sun)\\.") | not)) | .[0] // "(JDK only)"' "$events" |
+    awk -F. '{ print (NF > 2 ? $1 "." $2 "." $3 : $0) }' | sort | uniq -c | sort -rn | awk "NR <= 12" | sed 's/^/      /'
+  echo "    methods on the stack (share of samples), io.onlyonce / Spring / Lettuce / Micrometer / JDBC:"
+  jq -r '.recording.events[].values.stackTrace.frames | map(.method | "\(.type.name | gsub("/"; ".") | sub("\\$\\$Lambda.*"; "$$Lambda")).\(.name)") | unique | .[]' "$events" |
+    grep -E '^(io\.onlyonce|org\.springframework|io\.lettuce|io\.micrometer|org\.postgresql|com\.zaxxer|ch\.qos|org\.apache\.catalina)' |
+    sort | uniq -c | sort -rn | awk "NR <= 25" | sed 's/^/      /'
+}
+
+start_seckill() { # name fast-path-enabled port
+  local name=$1 fast=$2 port=$3
+  dropdb "${pg[@]}" --if-exists "$db"
+  createdb "${pg[@]}" "$db"
+  for prefix in "$oo_prefix" "$fast_prefix"; do
+    redis-cli --scan --pattern "${prefix}*" | xargs -r -d '\n' -n 500 redis-cli unlink >/dev/null
+  done
+  SECKILL_JWT_SECRET="$jwt_secret" SECKILL_PAYMENT_SECRET="$(openssl rand -hex 32)" \
+    ONLYONCE_TOKEN_SECRET="$(openssl rand -hex 32)" \
+    PG_URL="jdbc:postgresql://127.0.0.1:5432/$db" ONLYONCE_REDIS_PREFIX="$oo_prefix" \
+    SECKILL_FAST_PATH_PREFIX="$fast_prefix" \
+    java "${java_opts[@]}" -jar "$jar" --spring.profiles.active=postgres,redis --server.port="$port" \
+      --seckill.fast-path.enabled="$fast" --seckill.limits.enabled=false \
+      --seckill.demo-data.flash-sale-stock=100000000 ${service_args[@]+"${service_args[@]}"} > "$out/$name.log" 2>&1 &
+  service_pid=$!
+  pids+=("$service_pid")
+  wait_up "http://127.0.0.1:$port/actuator/health" "$service_pid"
+}
+
+add_users() { # name-prefix count file: inserts the users, writes "<id> <username>" lines
+  psql "${pg[@]}" -d "$db" -qc "INSERT INTO users (username, created_at)
+    SELECT '$1' || g, (extract(epoch FROM now()) * 1000)::bigint FROM generate_series(1, $2) g"
+  psql "${pg[@]}" -d "$db" -Atc "SELECT id || ' ' || username FROM users WHERE username LIKE '$1%'" > "$3"
+}
+
+login() { # base username
+  curl -fs -X POST "$1/api/login" -H 'Content-Type: application/json' -d "{\"username\":\"$2\"}" | jq -r .accessToken
+}
+
+# measure_ping <name> <base>: GET /api/ping with one user's access token
+measure_ping() {
+  local jwt
+  jwt=$(login "$2" "bench-ping")
+  wrk_run "$1-ping-warmup" "$warmup" "$2/api/ping" -H "Authorization: Bearer $jwt" >/dev/null
+  wrk_run "$1-ping" "$seconds" "$2/api/ping" -H "Authorization: Bearer $jwt"
+}
+
+# measure_purchases <name> <base> <users>: prints "<wrk result> drain=<orders> <seconds> <orders/s>"
+measure_purchases() {
+  local name=$1 base=$2 users=$3 warm_users measured_users warm measured expected poller
+  warm_users=$((users * warmup / (warmup + seconds) + 1))
+  measured_users=$((users - warm_users))
+  log "$name: preparing $users users (rows in users) and their one-time tokens (over HTTP)"
+  add_users "w$$-" "$warm_users" "$out/$name-warm.users"
+  add_users "m$$-" "$measured_users" "$out/$name.users"
+  java bench/seckill/Prepare.java "$base" "$activity" "$jwt_secret" onlyonce-seckill "$out/$name-warm.users" 64 \
+    "$out/$name-warm.pairs" >&2
+  java bench/seckill/Prepare.java "$base" "$activity" "$jwt_secret" onlyonce-seckill "$out/$name.users" 64 \
+    "$out/$name.pairs" >&2
+  log "$name: warm-up purchases ($warmup s)"
+  warm=$(wrk_run "$name-purchase-warmup" "$warmup" "$base" -- "$out/$name-warm.pairs" "$threads" "$activity" "$product")
+  wait_orders "$(field "$warm" ok)"
+  log "$name: purchases ($seconds s, $connections connections)"
+  poll_orders "$out/$name-orders.txt" &
+  poller=$!
+  pids+=("$poller")
+  if $pg_waits; then sample_pg_waits "$out/$name-pg-waits.txt" & pg_sampler=$!; pids+=("$pg_sampler"); fi
+  if $jfr; then
+    jcmd "$service_pid" JFR.start name=bench settings=profile duration="${seconds}s" filename="$PWD/$out/$name.jfr" >/dev/null
+  fi
+  measured=$(wrk_run "$name-purchase" "$seconds" "$base" -- "$out/$name.pairs" "$threads" "$activity" "$product")
+  if $pg_waits; then stop "$pg_sampler"; fi
+  expected=$(( $(field "$warm" ok) + $(field "$measured" ok) ))
+  wait_orders "$expected"
+  sleep 0.5
+  stop "$poller"
+  echo "$measured orders=$(orders) answered_2xx=$expected drain=$(drain_rate "$out/$name-orders.txt" | tr ' ' ',')"
+}
+
+declare -A R
+
+if [[ -z "$only" ]]; then
+  port=$(free_port 18080)
+  log "minimal app: starting on port $port"
+  java "${java_opts[@]}" -jar "$minimal" --server.port="$port" > "$out/minimal.log" 2>&1 &
+  minimal_pid=$!; pids+=("$minimal_pid")
+  wait_up "http://127.0.0.1:$port/ping" "$minimal_pid"
+  wrk_run minimal-warmup "$warmup" "http://127.0.0.1:$port/ping" >/dev/null
+  R[minimal]=$(wrk_run minimal "$seconds" "http://127.0.0.1:$port/ping")
+  stop "$minimal_pid"
+fi
+
+for mode in sync fast; do
+  [[ -z "$only" || "$only" == "$mode" ]] || continue
+  port=$(free_port 18080)
+  users=$sync_users; fast=false
+  if [[ $mode == fast ]]; then users=$fast_users; fast=true; fi
+  log "$mode path: starting examples/seckill on port $port (seckill.fast-path.enabled=$fast, database $db)"
+  start_seckill "$mode" "$fast" "$port"
+  base="http://127.0.0.1:$port"
+  measure_ping "$mode" "$base" > "$out/$mode-ping.result"
+  measure_purchases "$mode" "$base" "$users" > "$out/$mode.result"
+  R[$mode-ping]=$(cat "$out/$mode-ping.result")
+  R[$mode]=$(cat "$out/$mode.result")
+  stop "$service_pid"
+  if $pg_waits; then echo "$mode path, PostgreSQL backends of the bench database by state and wait event (average per sample):"; summarise_pg_waits "$out/$mode-pg-waits.txt"; fi
+  if $jfr; then echo "$mode path, JFR ($out/$mode.jfr):"; summarise_jfr "$out/$mode.jfr"; fi
+done
+
+rps() { awk -v ok="$(field "$1" ok)" -v s="$(field "$1" seconds)" 'BEGIN { printf "%.1f", ok / s }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "-" }'; }
+drained() { field "$1" drain | cut -d, -f"$2"; }
+
+echo
+echo "Flash-sale load bench, $(nproc) cores, wrk -t$threads -c$connections, ${seconds} s measured after ${warmup} s of warm-up, one run ($out)"
+printf '%-58s %12s %10s %10s %8s\n' "what" "req/s" "p50 ms" "p99 ms" "errors"
+for key in minimal sync-ping fast-ping sync fast; do
+  [[ -n "${R[$key]:-}" ]] || continue
+  case $key in
+    minimal) label="minimal Spring Boot app, GET /ping" ;;
+    sync-ping) label="seckill (synchronous instance), GET /api/ping" ;;
+    fast-ping) label="seckill (fast-path instance), GET /api/ping" ;;
+    sync) label="purchases, synchronous path (201)" ;;
+    fast) label="purchases, fast path (202)" ;;
+  esac
+  v=${R[$key]}
+  printf '%-58s %12s %10s %10s %8s\n' "$label" "$(rps "$v")" "$(field "$v" p50_ms)" "$(field "$v" p99_ms)" \
+    "$(( $(field "$v" status_errors) + $(field "$v" socket_errors) ))"
+done
+for key in sync fast; do
+  [[ -n "${R[$key]:-}" ]] || continue
+  v=${R[$key]}
+  printf '%-58s %s orders in %s s = %s orders/s (orders table %s; purchases answered 2xx %s, the rest were in flight when wrk stopped)\n' \
+    "orders written to the database, $key" "$(drained "$v" 1)" "$(drained "$v" 2)" "$(drained "$v" 3)" \
+    "$(field "$v" orders)" "$(field "$v" answered_2xx)"
+done
+echo
+printf '%-58s %10s %8s\n' "ratio (same run)" "measured" "target"
+if [[ -n "${R[sync]:-}" && -n "${R[fast]:-}" ]]; then
+  printf '%-58s %10s %8s\n' "purchases/s, fast / sync" "$(ratio "$(rps "${R[fast]}")" "$(rps "${R[sync]}")")" ">= 5"
+  printf '%-58s %10s %8s\n' "p50, sync / fast (how many times shorter)" "$(ratio "$(field "${R[sync]}" p50_ms)" "$(field "${R[fast]}" p50_ms)")" ""
+  printf '%-58s %10s %8s\n' "p99, sync / fast (how many times shorter)" "$(ratio "$(field "${R[sync]}" p99_ms)" "$(field "${R[fast]}" p99_ms)")" ""
+  printf '%-58s %10s %8s\n' "orders written/s while draining, fast / sync" "$(ratio "$(drained "${R[fast]}" 3)" "$(drained "${R[sync]}" 3)")" ">= 5"
+fi
+if [[ -n "${R[fast]:-}" && -n "${R[fast-ping]:-}" ]]; then
+  printf '%-58s %10s %8s\n' "fast-path purchase / GET /api/ping, req/s" "$(ratio "$(rps "${R[fast]}")" "$(rps "${R[fast-ping]}")")" ">= 0.5"
+fi
+if [[ -n "${R[sync]:-}" && -n "${R[sync-ping]:-}" ]]; then
+  printf '%-58s %10s %8s\n' "synchronous purchase / GET /api/ping, req/s" "$(ratio "$(rps "${R[sync]}")" "$(rps "${R[sync-ping]}")")" ""
+fi
+for key in fast-ping sync-ping; do
+  if [[ -n "${R[minimal]:-}" && -n "${R[$key]:-}" ]]; then
+    printf '%-58s %10s %8s\n' "GET /api/ping ($key instance) / minimal app GET /ping" "$(ratio "$(rps "${R[$key]}")" "$(rps "${R[minimal]}")")" ">= 0.7"
+  fi
+done

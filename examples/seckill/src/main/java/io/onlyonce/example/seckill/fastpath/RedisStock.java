@@ -1,6 +1,10 @@
 package io.onlyonce.example.seckill.fastpath;
 
 import com.github.f4b6a3.tsid.TsidCreator;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -37,8 +41,16 @@ public class RedisStock {
         this.prefix = prefix;
     }
 
+    /**
+     * The script, its text read once: a script made from a resource checks the resource for changes
+     * (and re-hashes it) under a lock on every call, which serialises every purchase.
+     */
     private static <T> RedisScript<T> script(String name, Class<T> type) {
-        return RedisScript.of(new ClassPathResource("fastpath/" + name + ".lua"), type);
+        try (InputStream in = new ClassPathResource("fastpath/" + name + ".lua").getInputStream()) {
+            return RedisScript.of(new String(in.readAllBytes(), StandardCharsets.UTF_8), type);
+        } catch (IOException e) {
+            throw new UncheckedIOException("fastpath/" + name + ".lua is missing from the classpath", e);
+        }
     }
 
     /** The outcome of {@link #reserve}. */

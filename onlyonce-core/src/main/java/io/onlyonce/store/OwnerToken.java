@@ -1,6 +1,6 @@
 package io.onlyonce.store;
 
-import java.security.SecureRandom;
+import io.onlyonce.internal.SecureRandoms;
 import java.util.Base64;
 
 /**
@@ -11,8 +11,6 @@ import java.util.Base64;
  * @param value the token text
  */
 public record OwnerToken(String value) {
-
-    private static final SecureRandom RANDOM = new SecureRandom();
 
     /** Length of {@link #value()}. */
     public static final int LENGTH = 22;
@@ -26,7 +24,7 @@ public record OwnerToken(String value) {
     /** A new random token. */
     public static OwnerToken random() {
         byte[] bytes = new byte[16];
-        RANDOM.nextBytes(bytes);
+        SecureRandoms.nextBytes(bytes);
         return new OwnerToken(Base64.getUrlEncoder().withoutPadding().encodeToString(bytes));
     }
 }

@@ -4,8 +4,8 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
-import java.security.SecureRandom;
 import io.onlyonce.StoreUnavailableException;
+import io.onlyonce.internal.SecureRandoms;
 import io.onlyonce.internal.StrictUtf8;
 import java.time.Clock;
 import java.time.Instant;
@@ -43,7 +43,6 @@ public final class TokenService {
     private final TokenStore store;
     private final TokenConfig config;
     private final Clock clock;
-    private final SecureRandom random = new SecureRandom();
 
     public TokenService(TokenStore store, TokenConfig config, Clock clock) {
         this.store = store;
@@ -62,7 +61,7 @@ public final class TokenService {
         Instant now = clock.instant();
         Instant expiresAt = Instant.ofEpochSecond(now.plus(config.ttl()).getEpochSecond());
         byte[] id = new byte[ID_BYTES];
-        random.nextBytes(id);
+        SecureRandoms.nextBytes(id);
         byte[] secret = config.secrets().get(0);
         ByteBuffer buffer = ByteBuffer.allocate(TOKEN_BYTES);
         buffer.put(VERSION).put(id).putLong(expiresAt.getEpochSecond()).put(binding);

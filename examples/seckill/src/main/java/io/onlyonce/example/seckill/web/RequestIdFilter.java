@@ -6,6 +6,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.MDC;
 import org.springframework.web.filter.OncePerRequestFilter;
@@ -27,7 +28,7 @@ public final class RequestIdFilter extends OncePerRequestFilter {
         String echoed = response.getHeader(HEADER);
         String id = echoed != null ? echoed : accepted(request.getHeader(HEADER));
         if (id == null) {
-            id = UUID.randomUUID().toString();
+            id = newId();
         }
         response.setHeader(HEADER, id);
         String previous = MDC.get(MDC_KEY);
@@ -46,6 +47,18 @@ public final class RequestIdFilter extends OncePerRequestFilter {
     @Override
     protected boolean shouldNotFilterErrorDispatch() {
         return false;
+    }
+
+    /**
+     * A new random (version 4) UUID. A correlation id is not a secret: it is drawn from the thread's
+     * own generator, not from {@code UUID.randomUUID()}, whose one JVM-wide {@code SecureRandom}
+     * every request thread would queue on.
+     */
+    static String newId() {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        long high = (random.nextLong() & ~0xF000L) | 0x4000L;
+        long low = (random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
+        return new UUID(high, low).toString();
     }
 
     /** The caller's id when it is 1 to 64 visible ASCII characters, else null. */

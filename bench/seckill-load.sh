@@ -3,12 +3,20 @@
 #
 #   bench/seckill-load.sh [--seconds=15] [--warmup=5] [--connections=200] [--threads=2]
 #                         [--sync-users=8000] [--fast-users=25000] [--only=sync|fast] [--jfr] [--pg-waits]
+#                         [--max-warmup=120]
 #                         [--service-arg=--some.property=value ...]
 #
 # Needs the packaged jars (mvn -B -ntp -DskipTests package), wrk, psql/createdb/dropdb (PostgreSQL on
 # 127.0.0.1:5432, user postgres, trust auth) and redis-cli (Redis on 127.0.0.1:6379). Load comes from
 # wrk, outside the service's JVM. Each service instance gets a fresh database of its own and its own
 # Redis key prefixes, all removed at the end; random secrets are made for the run.
+#
+# A JVM on two cores needs tens of seconds of load before the JIT has compiled a request's path (GET
+# /api/ping goes from about 500 to several thousand req/s over the first 30-60 s); figures taken
+# earlier compare compilers, not code. So the minimal app and each service instance are first loaded
+# with GET requests in 5 s rounds, at least eight, until a round is no more than 5 % faster than the one before (at most
+# --max-warmup seconds; the rounds are logged), then the purchase path gets --warmup seconds of its
+# own before the measured phase.
 #
 # --jfr records each service's measured purchase phase (jcmd JFR.start, settings=profile) and prints its
 # top frames; --pg-waits samples pg_stat_activity every 100 ms during it; --service-arg passes an
@@ -28,12 +36,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-seconds=15 warmup=5 connections=200 threads=2 sync_users=8000 fast_users=25000 only="" jfr=false pg_waits=false
+seconds=15 warmup=5 max_warmup=120 connections=200 threads=2 sync_users=8000 fast_users=25000 only="" jfr=false pg_waits=false
 service_args=()
 for arg in "$@"; do
   case "$arg" in
     --seconds=*) seconds="${arg#*=}" ;;
     --warmup=*) warmup="${arg#*=}" ;;
+    --max-warmup=*) max_warmup="${arg#*=}" ;;
     --connections=*) connections="${arg#*=}" ;;
     --threads=*) threads="${arg#*=}" ;;
     --sync-users=*) sync_users="${arg#*=}" ;;
@@ -215,11 +224,29 @@ login() { # base username
   curl -fs -X POST "$1/api/login" -H 'Content-Type: application/json' -d "{\"username\":\"$2\"}" | jq -r .accessToken
 }
 
+# warm_until_steady <name> <url> [wrk args...]: 5 s rounds until one is at most 5 % faster than the one
+# before, or --max-warmup seconds have passed
+warm_until_steady() {
+  local name=$1 url=$2 round=0 elapsed=0 last=0 now result; shift 2
+  while [[ $elapsed -lt $max_warmup ]]; do
+    round=$((round + 1))
+    result=$(wrk_run "$name-warmup-$round" 5 "$url" "$@")
+    now=$(rps "$result")
+    elapsed=$((elapsed + 5))
+    log "$name: warm-up round $round: $now req/s"
+    if [[ $round -ge 8 ]] && awk -v a="$now" -v b="$last" 'BEGIN { exit !(a <= b * 1.05) }'; then
+      break
+    fi
+    last=$now
+  done
+  echo "$elapsed"
+}
+
 # measure_ping <name> <base>: GET /api/ping with one user's access token
 measure_ping() {
   local jwt
   jwt=$(login "$2" "bench-ping")
-  wrk_run "$1-ping-warmup" "$warmup" "$2/api/ping" -H "Authorization: Bearer $jwt" >/dev/null
+  W[$1]=$(warm_until_steady "$1-ping" "$2/api/ping" -H "Authorization: Bearer $jwt")
   wrk_run "$1-ping" "$seconds" "$2/api/ping" -H "Authorization: Bearer $jwt"
 }
 
@@ -255,7 +282,8 @@ measure_purchases() {
   echo "$measured orders=$(orders) answered_2xx=$expected drain=$(drain_rate "$out/$name-orders.txt" | tr ' ' ',')"
 }
 
-declare -A R
+declare -A R W
+rps() { awk -v ok="$(field "$1" ok)" -v s="$(field "$1" seconds)" 'BEGIN { printf "%.1f", ok / s }'; }
 
 if [[ -z "$only" ]]; then
   port=$(free_port 18080)
@@ -263,7 +291,7 @@ if [[ -z "$only" ]]; then
   java "${java_opts[@]}" -jar "$minimal" --server.port="$port" > "$out/minimal.log" 2>&1 &
   minimal_pid=$!; pids+=("$minimal_pid")
   wait_up "http://127.0.0.1:$port/ping" "$minimal_pid"
-  wrk_run minimal-warmup "$warmup" "http://127.0.0.1:$port/ping" >/dev/null
+  W[minimal]=$(warm_until_steady minimal "http://127.0.0.1:$port/ping")
   R[minimal]=$(wrk_run minimal "$seconds" "http://127.0.0.1:$port/ping")
   stop "$minimal_pid"
 fi
@@ -285,12 +313,12 @@ for mode in sync fast; do
   if $jfr; then echo "$mode path, JFR ($out/$mode.jfr):"; summarise_jfr "$out/$mode.jfr"; fi
 done
 
-rps() { awk -v ok="$(field "$1" ok)" -v s="$(field "$1" seconds)" 'BEGIN { printf "%.1f", ok / s }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "-" }'; }
 drained() { field "$1" drain | cut -d, -f"$2"; }
 
 echo
-echo "Flash-sale load bench, $(nproc) cores, wrk -t$threads -c$connections, ${seconds} s measured after ${warmup} s of warm-up, one run ($out)"
+echo "Flash-sale load bench, $(nproc) cores, wrk -t$threads -c$connections, ${seconds} s measured, one run ($out)"
+echo "warm-up with GET until steady: $(for k in minimal sync fast; do [[ -n "${W[$k]:-}" ]] && printf '%s %s s, ' "$k" "${W[$k]}"; done)then ${warmup} s of purchases"
 printf '%-58s %12s %10s %10s %8s\n' "what" "req/s" "p50 ms" "p99 ms" "errors"
 for key in minimal sync-ping fast-ping sync fast; do
   [[ -n "${R[$key]:-}" ]] || continue

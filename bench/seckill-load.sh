@@ -19,7 +19,8 @@
 # own before the measured phase.
 #
 # --jfr records each service's measured purchase phase (jcmd JFR.start, settings=profile) and prints its
-# top frames; --pg-waits samples pg_stat_activity every 100 ms during it; --service-arg passes an
+# top frames (JFR's sampler slows this service under load a lot: use it to find where time goes, not
+# for the figures); --pg-waits samples pg_stat_activity every 100 ms during it; --service-arg passes an
 # argument to both service instances (e.g. to measure a setting before and after).
 #
 #  1. a bare Spring Boot webmvc app (bench/minimal-web): GET /ping
@@ -61,7 +62,7 @@ if [[ -z "$jar" || -z "$minimal" ]]; then
   echo "build first: mvn -B -ntp -DskipTests package" >&2
   exit 2
 fi
-for tool in wrk psql createdb dropdb redis-cli curl jq; do
+for tool in wrk psql createdb dropdb redis-cli curl jq openssl; do
   command -v "$tool" >/dev/null || { echo "$tool is required" >&2; exit 2; }
 done
 

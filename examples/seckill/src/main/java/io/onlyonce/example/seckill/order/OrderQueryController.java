@@ -34,20 +34,23 @@ public class OrderQueryController {
     /** The order with its payments and, once shipped, its shipment number. */
     @GetMapping("/api/orders/{orderNo}")
     public OrderView get(@PathVariable String orderNo, @AuthenticationPrincipal Jwt jwt) {
-        Order order = orders.get(CurrentUser.of(jwt), orderNo);
+        return view(orders.get(CurrentUser.of(jwt), orderNo));
+    }
+
+    /** The newest orders first, at most {@code limit} (1 to 100, default 20), each as {@code GET} shows it. */
+    @GetMapping("/api/orders")
+    public List<OrderView> list(@RequestParam(defaultValue = "20") int limit, @AuthenticationPrincipal Jwt jwt) {
+        int bounded = Math.max(1, Math.min(100, limit));
+        return orders.list(CurrentUser.of(jwt), bounded).stream().map(this::view).toList();
+    }
+
+    private OrderView view(Order order) {
         List<OrderView.PaymentView> paid = payments.payments(order.orderNo()).stream()
                 .map(p -> new OrderView.PaymentView(p.tradeNo(), p.amount(), p.outcome().name()))
                 .toList();
         String shipmentNo = jdbc.sql("SELECT shipment_no FROM shipments WHERE order_no = ?").param(order.orderNo())
                 .query(String.class).optional().orElse(null);
         return OrderView.of(order, paid, shipmentNo);
-    }
-
-    /** The newest orders first, at most {@code limit} (1 to 100, default 20). */
-    @GetMapping("/api/orders")
-    public List<OrderView> list(@RequestParam(defaultValue = "20") int limit, @AuthenticationPrincipal Jwt jwt) {
-        int bounded = Math.max(1, Math.min(100, limit));
-        return orders.list(CurrentUser.of(jwt), bounded).stream().map(OrderView::of).toList();
     }
 
     @PostMapping("/api/orders/{orderNo}/cancel")

@@ -43,6 +43,8 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.test.annotation.DirtiesContext;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The behaviour of the service as a user observes it (HTTP answers, rows, counters), run against
@@ -429,6 +431,18 @@ public abstract class AbstractSeckillScenarios {
         order.json().get("payments").forEach(p -> outcomes.add(p.get("tradeNo").asString() + ":" + p.get("outcome").asString()));
         assertThat(outcomes).containsExactlyInAnyOrder(first + ":" + (paidBy.equals(first) ? "PAID" : "REFUND"),
                 second + ":" + (paidBy.equals(second) ? "PAID" : "REFUND"), third + ":" + (paidBy.equals(third) ? "PAID" : "REFUND"));
+
+        JsonNode listed = null;
+        for (JsonNode item : api.get("/api/orders?limit=100", buyer).json()) {
+            if (item.get("orderNo").asString().equals(orderNo)) {
+                listed = item;
+            }
+        }
+        // the shipment is made by an "order paid" consumer and may appear in between
+        assertThat(listed).as("the order in the list").isNotNull();
+        assertThat(((ObjectNode) listed.deepCopy()).without("shipmentNo"))
+                .as("the list shows the order as GET does, payments included")
+                .isEqualTo(((ObjectNode) order.json().deepCopy()).without("shipmentNo"));
 
         Response again = pay(orderNo, "30.00", second);
         assertThat(again.json().path("duplicate").asBoolean()).as("a repeat stays a no-op").isTrue();

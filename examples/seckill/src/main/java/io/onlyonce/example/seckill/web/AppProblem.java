@@ -22,6 +22,7 @@ public enum AppProblem {
     MALFORMED_HTTP_REQUEST("malformed-http-request", HttpStatus.BAD_REQUEST),
     REQUEST_HEADER_TOO_LARGE("request-header-too-large", HttpStatus.REQUEST_HEADER_FIELDS_TOO_LARGE),
     HTTP_VERSION_NOT_SUPPORTED("http-version-not-supported", HttpStatus.HTTP_VERSION_NOT_SUPPORTED),
+    TRANSFER_ENCODING_NOT_SUPPORTED("transfer-encoding-not-supported", HttpStatus.NOT_IMPLEMENTED),
     TOO_MANY_REQUESTS("too-many-requests", HttpStatus.TOO_MANY_REQUESTS),
     UNPAID_ORDER_LIMIT("unpaid-order-limit", HttpStatus.CONFLICT),
     PURCHASE_LIMIT("purchase-limit", HttpStatus.CONFLICT),
@@ -74,6 +75,7 @@ public enum AppProblem {
             case 415 -> UNSUPPORTED_MEDIA_TYPE;
             case 429 -> TOO_MANY_REQUESTS;
             case 431 -> REQUEST_HEADER_TOO_LARGE;
+            case 501 -> TRANSFER_ENCODING_NOT_SUPPORTED;
             case 505 -> HTTP_VERSION_NOT_SUPPORTED;
             default -> status >= 500 ? INTERNAL_ERROR : MALFORMED_REQUEST;
         };

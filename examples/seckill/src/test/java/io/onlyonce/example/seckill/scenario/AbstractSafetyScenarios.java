@@ -437,6 +437,8 @@ public abstract class AbstractSafetyScenarios {
                 new Malformed("encoded percent", raw.get("/api/orders/a%25b"), 400, "request-rejected"),
                 new Malformed("unknown method", raw.send("BREW", "/api/products", "HTTP/1.1"), 405, "method-not-allowed"),
                 new Malformed("HTTP/9.9", raw.send("GET", "/api/products", "HTTP/9.9"), 505, "http-version-not-supported"),
+                new Malformed("unknown transfer coding", raw.get("/api/products", "Transfer-Encoding: bogus"), 501,
+                        "transfer-encoding-not-supported"),
                 new Malformed("GET /api/login", raw.get("/api/login"), 405, "method-not-allowed"),
                 new Malformed("GET /api/payments/callback", raw.get("/api/payments/callback"), 405, "method-not-allowed"));
 

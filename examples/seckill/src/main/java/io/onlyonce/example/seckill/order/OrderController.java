@@ -6,6 +6,9 @@ import io.onlyonce.example.seckill.db.Retries;
 import io.onlyonce.example.seckill.web.ApiException;
 import io.onlyonce.example.seckill.web.AppProblem;
 import io.onlyonce.spring.Idempotent;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.validation.Valid;
 import java.net.URI;
 import org.jspecify.annotations.Nullable;
@@ -38,6 +41,8 @@ public class OrderController {
 
     @PostMapping(path = "/api/orders", consumes = MediaType.APPLICATION_JSON_VALUE)
     @Idempotent
+    @ApiResponse(responseCode = "201", description = "the order placed (again: the stored answer, Idempotent-Replayed: true)",
+            content = @Content(mediaType = "application/json", schema = @Schema(implementation = OrderView.class)))
     public ResponseEntity<OrderView> create(@RequestHeader(name = BusinessIdInterceptor.HEADER, required = false) @Nullable String key,
             @Valid @RequestBody OrderRequest request, @AuthenticationPrincipal Jwt jwt) {
         return created(orders, key, request, jwt);

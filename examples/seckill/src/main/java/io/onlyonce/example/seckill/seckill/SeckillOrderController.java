@@ -7,6 +7,9 @@ import io.onlyonce.example.seckill.order.BusinessIds;
 import io.onlyonce.example.seckill.order.Order;
 import io.onlyonce.example.seckill.order.OrderView;
 import io.onlyonce.spring.Idempotent;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.validation.Valid;
 import java.net.URI;
 import org.jspecify.annotations.Nullable;
@@ -49,6 +52,10 @@ public class SeckillOrderController {
      */
     @PostMapping(path = "/api/seckill/activities/{activityId}/orders", consumes = MediaType.APPLICATION_JSON_VALUE)
     @Idempotent(strategy = Idempotent.Strategy.TOKEN, scope = SeckillTokens.SCOPE)
+    @ApiResponse(responseCode = "201", description = "the order (synchronous path)",
+            content = @Content(mediaType = "application/json", schema = @Schema(implementation = OrderView.class)))
+    @ApiResponse(responseCode = "202", description = "queued (seckill.fast-path.enabled): follow the Location",
+            content = @Content(mediaType = "application/json", schema = @Schema(implementation = Reservations.ReservationView.class)))
     public ResponseEntity<?> buy(@PathVariable long activityId, @RequestHeader(TOKEN_HEADER) String token,
             @Valid @RequestBody SeckillOrderRequest request, @AuthenticationPrincipal Jwt jwt) {
         if (fastPath != null) {

@@ -517,6 +517,10 @@ public abstract class AbstractSafetyScenarios {
         assertThat(headers(paths.path("/api/orders").path("post"))).containsExactly("Idempotency-Key");
         assertThat(headers(paths.path("/api/seckill/activities/{activityId}/orders").path("post")))
                 .containsExactly("Idempotency-Token");
+        assertThat(paths.path("/api/orders").path("post").path("responses").propertyNames())
+                .as("the statuses an order answers").containsExactly("201");
+        assertThat(paths.path("/api/seckill/activities/{activityId}/orders").path("post").path("responses").propertyNames())
+                .as("the statuses a purchase answers").containsExactlyInAnyOrder("201", "202");
         JsonNode token = paths.path("/api/seckill/activities/{activityId}/orders").path("post").path("parameters");
         token.forEach(p -> {
             if (p.path("in").asString().equals("header")) {

@@ -16,6 +16,9 @@
 #   REDIS_HOST, REDIS_PORT [127.0.0.1, 6379]
 #   PG_URL [jdbc:postgresql://127.0.0.1:5432/seckill], PG_USER [postgres], PG_PASSWORD []
 #   ONLYONCE_REDIS_PREFIX [oo:seckill:]   the Redis key prefix of the OnlyOnce stores and the window
+#   PASSWORD_LESS_LOGIN [false]   true opens POST /api/login (any user name, no password) on both
+#                                 instances, for a local try only; closed, tokens come from your
+#                                 identity provider (signed with SECKILL_JWT_SECRET)
 #
 # Starts whatever of the local Redis and PostgreSQL is missing (scripts/services.sh redis postgres,
 # only when they are meant to be on this machine), creates the database if it does not exist,
@@ -116,7 +119,8 @@ wait_healthy() {
 start_instance() {
   local name="$1" port="$2"
   java -Xmx512m -jar "$service_jar" --spring.profiles.active=postgres,redis --server.port="$port" \
-    --server.address=127.0.0.1 --onlyonce.dedup.enabled=false >"$LOG_DIR/$name.log" 2>&1 &
+    --server.address=127.0.0.1 --onlyonce.dedup.enabled=false \
+    --seckill.auth.password-less-login="${PASSWORD_LESS_LOGIN:-false}" >"$LOG_DIR/$name.log" 2>&1 &
   pids+=("$!")
   wait_healthy "$name" "http://127.0.0.1:$port/actuator/health" "$!"
 }

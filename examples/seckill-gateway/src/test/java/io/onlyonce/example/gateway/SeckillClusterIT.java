@@ -68,7 +68,8 @@ class SeckillClusterIT {
         for (int i = 0; i < 2; i++) {
             JarProcess instance = JarProcess.of("seckill-" + (i + 1), "../seckill", "512m",
                     List.of("--spring.profiles.active=postgres,redis", "--server.port=" + instancePorts[i],
-                            "--server.address=127.0.0.1", "--onlyonce.dedup.enabled=false"), secrets);
+                            "--server.address=127.0.0.1", "--onlyonce.dedup.enabled=false",
+                            "--seckill.auth.password-less-login=true"), secrets);
             PROCESSES.add(instance);
             instance.start("http://127.0.0.1:" + instancePorts[i] + "/actuator/health");
         }

@@ -7,18 +7,27 @@ import jakarta.validation.constraints.Size;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Locale;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * {@code POST /api/login}: DEMO ONLY. Anyone may log in as any user name, without a password, and
- * gets an access token for it; the user id is made on first login. A real service puts its identity
- * provider here; everything behind the token stays as it is.
+ * {@code POST /api/login}: the password-less login of the demo. Anyone may log in as any user name,
+ * without a password, and gets an access token for it; the user id is made on first login. A real
+ * service puts its identity provider here; everything behind the token stays as it is.
+ *
+ * <p>Open in demo mode only, unless {@code seckill.auth.password-less-login=true} opens it outside
+ * demo mode too (test environments, benches: a warning is logged at start-up). Closed, the path
+ * answers 404 like any other unknown path.
  */
 @RestController
+@ConditionalOnExpression(LoginController.OPEN)
 public class LoginController {
+
+    /** Whether the login is open: {@code seckill.auth.password-less-login}, by default the demo mode. */
+    public static final String OPEN = "${seckill.auth.password-less-login:${seckill.demo.enabled:false}}";
 
     private final UserRepository users;
     private final AccessTokens tokens;
@@ -35,7 +44,7 @@ public class LoginController {
      *
      * @param username 1 to 32 letters, digits, '.', '_' or '-'; case-insensitive
      */
-    public record LoginRequest(@NotBlank @Size(min = 1, max = 32) @Pattern(regexp = "[A-Za-z0-9._-]*") String username) {
+    public record LoginRequest(@NotBlank @Size(max = 32) @Pattern(regexp = "[A-Za-z0-9._-]*") String username) {
     }
 
     /**

@@ -27,6 +27,10 @@ class DemoConfiguration {
     ApplicationListener<ApplicationReadyEvent> readyReport(SeckillProperties properties) {
         return event -> {
             String port = event.getApplicationContext().getEnvironment().getProperty("local.server.port");
+            if (!properties.demo().enabled() && event.getApplicationContext().containsBean("loginController")) {
+                log.warn("seckill.auth.password-less-login=true: POST /api/login issues an access token for any"
+                        + " user name without a password. For test environments only; never expose this instance.");
+            }
             if (properties.demo().enabled()) {
                 log.warn("********************************************************************************");
                 log.warn("DEMO MODE: the JWT, payment and one-time token secrets are the demo values published in"

@@ -11,7 +11,8 @@ import org.springframework.context.annotation.Configuration;
 /**
  * The OpenAPI document ({@code /v3/api-docs}, Swagger UI at {@code /swagger-ui.html}, both open
  * without login): the API under {@code /api}, with the bearer access token as its security scheme
- * ("Authorize" in Swagger UI takes the {@code accessToken} of {@code POST /api/login}). The
+ * ("Authorize" in Swagger UI takes an access token; in demo mode the {@code accessToken} of
+ * {@code POST /api/login}). The
  * idempotency headers of each {@code @Idempotent} operation are added by the OnlyOnce starter and
  * described for this service by {@link OpenApiOperations}.
  */
@@ -24,8 +25,8 @@ class OpenApiConfiguration {
     OpenAPI seckillOpenApi() {
         return new OpenAPI()
                 .info(new Info().title("OnlyOnce reference flash-sale service").version("0.1.0")
-                        .description("Every error is an RFC 9457 problem (application/problem+json). Log in with POST"
-                                + " /api/login, then send Authorization: Bearer <accessToken>. POST /api/orders takes an"
+                        .description("Every error is an RFC 9457 problem (application/problem+json). Send"
+                                + " Authorization: Bearer <accessToken> (in demo mode from POST /api/login). POST /api/orders takes an"
                                 + " Idempotency-Key (a business id u{userId}_{epochMillis}_{6 letters or digits});"
                                 + " a flash-sale order an Idempotency-Token from POST"
                                 + " /api/seckill/activities/{activityId}/tokens."))

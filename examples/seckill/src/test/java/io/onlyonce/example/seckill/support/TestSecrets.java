@@ -5,7 +5,9 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 
 /**
  * Secrets for a service started outside demo mode (any profile given), which refuses to start
- * without real ones: at least 32 bytes, not the published demo values.
+ * without real ones: at least 32 bytes, not the published demo values. With them, the
+ * password-less {@code POST /api/login} is opened ({@code seckill.auth.password-less-login=true}):
+ * the tests' identity provider, closed by default outside demo mode.
  */
 public final class TestSecrets {
 
@@ -21,11 +23,12 @@ public final class TestSecrets {
         registry.add("seckill.auth.jwt-secret", () -> JWT);
         registry.add("seckill.payment.secret", () -> PAYMENT);
         registry.add("onlyonce.token.secrets", () -> TOKEN);
+        registry.add("seckill.auth.password-less-login", () -> "true");
     }
 
     /** The three secrets as command-line arguments. */
     public static List<String> args() {
         return List.of("--seckill.auth.jwt-secret=" + JWT, "--seckill.payment.secret=" + PAYMENT,
-                "--onlyonce.token.secrets=" + TOKEN);
+                "--onlyonce.token.secrets=" + TOKEN, "--seckill.auth.password-less-login=true");
     }
 }

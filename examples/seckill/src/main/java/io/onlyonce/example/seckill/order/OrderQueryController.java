@@ -3,7 +3,12 @@ package io.onlyonce.example.seckill.order;
 import io.onlyonce.example.seckill.auth.CurrentUser;
 import io.onlyonce.example.seckill.db.Retries;
 import io.onlyonce.example.seckill.payment.PaymentService;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.security.core.annotation.AuthenticationPrincipal;
 import org.springframework.security.oauth2.jwt.Jwt;
@@ -37,20 +42,43 @@ public class OrderQueryController {
         return view(orders.get(CurrentUser.of(jwt), orderNo));
     }
 
-    /** The newest orders first, at most {@code limit} (1 to 100, default 20), each as {@code GET} shows it. */
+    /**
+     * The newest orders first, at most {@code limit} (1 to 100, default 20; 400 {@code validation-failed}
+     * outside), each as {@code GET} shows it: three queries whatever the number of orders.
+     */
     @GetMapping("/api/orders")
-    public List<OrderView> list(@RequestParam(defaultValue = "20") int limit, @AuthenticationPrincipal Jwt jwt) {
-        int bounded = Math.max(1, Math.min(100, limit));
-        return orders.list(CurrentUser.of(jwt), bounded).stream().map(this::view).toList();
+    public List<OrderView> list(@RequestParam(defaultValue = "20") @Min(1) @Max(100) int limit,
+            @AuthenticationPrincipal Jwt jwt) {
+        List<Order> newest = orders.list(CurrentUser.of(jwt), limit);
+        List<String> numbers = newest.stream().map(Order::orderNo).toList();
+        Map<String, List<PaymentService.Payment>> paid = payments.payments(numbers);
+        Map<String, String> shipped = shipments(numbers);
+        return newest.stream()
+                .map(order -> view(order, paid.getOrDefault(order.orderNo(), List.of()), shipped.get(order.orderNo())))
+                .toList();
     }
 
     private OrderView view(Order order) {
-        List<OrderView.PaymentView> paid = payments.payments(order.orderNo()).stream()
+        return view(order, payments.payments(order.orderNo()), shipments(List.of(order.orderNo())).get(order.orderNo()));
+    }
+
+    private static OrderView view(Order order, List<PaymentService.Payment> paid, @Nullable String shipmentNo) {
+        return OrderView.of(order, paid.stream()
                 .map(p -> new OrderView.PaymentView(p.tradeNo(), p.amount(), p.outcome().name()))
-                .toList();
-        String shipmentNo = jdbc.sql("SELECT shipment_no FROM shipments WHERE order_no = ?").param(order.orderNo())
-                .query(String.class).optional().orElse(null);
-        return OrderView.of(order, paid, shipmentNo);
+                .toList(), shipmentNo);
+    }
+
+    private Map<String, String> shipments(List<String> orderNos) {
+        if (orderNos.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, String> shipped = new HashMap<>();
+        jdbc.sql("SELECT order_no, shipment_no FROM shipments WHERE order_no IN (:orderNos)")
+                .param("orderNos", orderNos)
+                .query(rs -> {
+                    shipped.put(rs.getString("order_no"), rs.getString("shipment_no"));
+                });
+        return shipped;
     }
 
     @PostMapping("/api/orders/{orderNo}/cancel")

@@ -4,14 +4,16 @@ import io.onlyonce.example.seckill.db.Retries;
 import io.onlyonce.example.seckill.order.OrderStatus;
 import io.onlyonce.example.seckill.web.ApiException;
 import io.onlyonce.example.seckill.web.AppProblem;
-import java.math.BigDecimal;
+import io.onlyonce.example.seckill.web.InvalidFieldsException;
+import jakarta.validation.Validator;
 import org.jspecify.annotations.Nullable;
+import org.springframework.validation.BeanPropertyBindingResult;
+import org.springframework.validation.beanvalidation.SpringValidatorAdapter;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
 import tools.jackson.core.JacksonException;
-import tools.jackson.databind.exc.ValueInstantiationException;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -29,11 +31,14 @@ public class PaymentCallbackController {
     private final PaymentSignature signature;
     private final PaymentService payments;
     private final JsonMapper json;
+    private final SpringValidatorAdapter validator;
 
-    public PaymentCallbackController(PaymentSignature signature, PaymentService payments, JsonMapper json) {
+    public PaymentCallbackController(PaymentSignature signature, PaymentService payments, JsonMapper json,
+            Validator validator) {
         this.signature = signature;
         this.payments = payments;
         this.json = json;
+        this.validator = new SpringValidatorAdapter(validator);
     }
 
     /**
@@ -71,15 +76,16 @@ public class PaymentCallbackController {
         PaymentNotice notice;
         try {
             notice = json.readValue(raw, PaymentNotice.class);
-        } catch (ValueInstantiationException e) {
-            // well-formed JSON whose order or trade number has the wrong form (PaymentNotice checks them)
-            throw new ApiException(AppProblem.VALIDATION_FAILED);
         } catch (JacksonException e) {
             throw new ApiException(AppProblem.MALFORMED_REQUEST);
         }
-        if (notice == null || !notice.complete() || notice.amount().signum() < 0
-                || notice.amount().compareTo(new BigDecimal("9999999999.99")) > 0) {
-            throw new ApiException(AppProblem.VALIDATION_FAILED);
+        if (notice == null) {
+            throw new ApiException(AppProblem.MALFORMED_REQUEST);
+        }
+        BeanPropertyBindingResult errors = new BeanPropertyBindingResult(notice, "paymentNotice");
+        validator.validate(notice, errors);
+        if (errors.hasErrors()) {
+            throw new InvalidFieldsException(errors);
         }
         return notice;
     }

@@ -12,6 +12,9 @@ import io.onlyonce.example.seckill.web.RequestIdFilter;
 import java.math.BigDecimal;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -152,10 +155,23 @@ public class PaymentService {
 
     /** Every payment of {@code orderNo}, in the order they arrived. */
     public List<Payment> payments(String orderNo) {
-        return jdbc.sql("SELECT trade_no, amount, outcome, received_at FROM payment_notifications WHERE order_no = ? ORDER BY id")
-                .param(orderNo)
-                .query((rs, n) -> new Payment(rs.getString("trade_no"), rs.getBigDecimal("amount"),
-                        Outcome.valueOf(rs.getString("outcome")), Instant.ofEpochMilli(rs.getLong("received_at"))))
-                .list();
+        return payments(List.of(orderNo)).getOrDefault(orderNo, List.of());
+    }
+
+    /** The payments of each of {@code orderNos} (one query), in the order they were received; orders without any are absent. */
+    public Map<String, List<Payment>> payments(Collection<String> orderNos) {
+        if (orderNos.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, List<Payment>> byOrder = new HashMap<>();
+        jdbc.sql("SELECT order_no, trade_no, amount, outcome, received_at FROM payment_notifications"
+                        + " WHERE order_no IN (:orderNos) ORDER BY id")
+                .param("orderNos", List.copyOf(orderNos))
+                .query(rs -> {
+                    byOrder.computeIfAbsent(rs.getString("order_no"), no -> new ArrayList<>())
+                            .add(new Payment(rs.getString("trade_no"), rs.getBigDecimal("amount"),
+                                    Outcome.valueOf(rs.getString("outcome")), Instant.ofEpochMilli(rs.getLong("received_at"))));
+                });
+        return byOrder;
     }
 }

@@ -25,7 +25,10 @@ import org.springframework.web.bind.MethodArgumentNotValidException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.context.request.WebRequest;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.method.annotation.HandlerMethodValidationException;
+import org.springframework.validation.method.ParameterValidationResult;
+import org.springframework.context.MessageSourceResolvable;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 
 /**
@@ -77,6 +80,15 @@ public class ApiExceptionHandler extends ResponseEntityExceptionHandler {
         return respond(problems.create(AppProblem.INTERNAL_ERROR, LocaleContextHolder.getLocale()), HttpHeaders.EMPTY);
     }
 
+    /** A body validated by hand (the payment notice): 400 {@code validation-failed} with its field errors. */
+    @ExceptionHandler(InvalidFieldsException.class)
+    public ResponseEntity<ProblemDetail> handleInvalid(InvalidFieldsException invalid) {
+        Locale locale = LocaleContextHolder.getLocale();
+        ProblemDetail problem = problems.create(AppProblem.VALIDATION_FAILED, locale);
+        problem.setProperty("errors", fieldErrors(invalid.errors(), locale));
+        return respond(problem, HttpHeaders.EMPTY);
+    }
+
     /** Spring MVC's own exceptions: same shape, our types and messages, nothing from the exception text. */
     @Override
     protected @Nullable ResponseEntity<Object> handleExceptionInternal(Exception ex, @Nullable Object body,
@@ -86,8 +98,9 @@ public class ApiExceptionHandler extends ResponseEntityExceptionHandler {
         if (ex instanceof MethodArgumentNotValidException invalid) {
             problem = problems.create(AppProblem.VALIDATION_FAILED, locale);
             problem.setProperty("errors", fieldErrors(invalid.getBindingResult(), locale));
-        } else if (ex instanceof HandlerMethodValidationException) {
+        } else if (ex instanceof HandlerMethodValidationException invalid) {
             problem = problems.create(AppProblem.VALIDATION_FAILED, locale);
+            problem.setProperty("errors", parameterErrors(invalid, locale));
         } else {
             if (statusCode.is5xxServerError()) {
                 log.error("request failed", ex);
@@ -110,6 +123,22 @@ public class ApiExceptionHandler extends ResponseEntityExceptionHandler {
             entry.put("field", error.getField());
             entry.put("message", messages.getMessage(error, locale));
             errors.add(entry);
+        }
+        return errors;
+    }
+
+    /** A request parameter, path variable or header that failed its constraint: named as the request names it. */
+    private List<Map<String, String>> parameterErrors(HandlerMethodValidationException invalid, Locale locale) {
+        List<Map<String, String>> errors = new ArrayList<>();
+        for (ParameterValidationResult result : invalid.getParameterValidationResults()) {
+            RequestParam param = result.getMethodParameter().getParameterAnnotation(RequestParam.class);
+            String name = param != null && !param.name().isEmpty() ? param.name() : result.getMethodParameter().getParameterName();
+            for (MessageSourceResolvable error : result.getResolvableErrors()) {
+                Map<String, String> entry = new LinkedHashMap<>();
+                entry.put("field", name == null ? "" : name);
+                entry.put("message", messages.getMessage(error, locale));
+                errors.add(entry);
+            }
         }
         return errors;
     }

@@ -48,8 +48,13 @@ public class ProblemErrorReportValve extends ErrorReportValve {
         body.put("title", problem.getTitle());
         body.put("status", status);
         body.put("detail", problem.getDetail());
+        String instance = instance(rawUri(request));
+        if (instance != null) {
+            body.put("instance", instance);
+        }
         try {
             response.setStatus(status);
+            response.setHeader(RequestIdFilter.HEADER, requestId(request));
             response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
             response.setCharacterEncoding("UTF-8");
             Writer writer = response.getReporter();
@@ -97,6 +102,39 @@ public class ProblemErrorReportValve extends ErrorReportValve {
         } catch (RuntimeException e) {
             return "";
         }
+    }
+
+    /**
+     * The path of the address, when it is plain enough to repeat (letters, digits and
+     * {@code / _ . ~ -} only, as {@code ProblemErrorController} keeps it); else none: what Tomcat
+     * refused is not echoed.
+     */
+    static @Nullable String instance(String rawUri) {
+        int query = rawUri.indexOf('?');
+        String path = query < 0 ? rawUri : rawUri.substring(0, query);
+        if (path.isEmpty() || path.length() > 2048 || path.charAt(0) != '/') {
+            return null;
+        }
+        for (int i = 0; i < path.length(); i++) {
+            char c = path.charAt(i);
+            boolean plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                    || c == '/' || c == '_' || c == '.' || c == '~' || c == '-';
+            if (!plain) {
+                return null;
+            }
+        }
+        return path;
+    }
+
+    /** The caller's {@code X-Request-ID} if its headers could be read and it is acceptable, else a new one. */
+    private static String requestId(Request request) {
+        String given;
+        try {
+            given = RequestIdFilter.accepted(request.getHeader(RequestIdFilter.HEADER));
+        } catch (RuntimeException e) {
+            given = null;
+        }
+        return given != null ? given : RequestIdFilter.newId();
     }
 
     /** The caller's language if its headers could be read at all, else English. */

@@ -25,6 +25,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -388,18 +389,35 @@ public abstract class AbstractSafetyScenarios {
         long product = rows.createProduct("7.00", 100);
         String orderNo = api.order(buyer, Api.businessId(buyer), product, 1).text("orderNo");
         Map<String, Long> before = rows.snapshot();
-        List<String> notices = List.of(
-                "{\"outTradeNo\":\"" + orderNo + "\",\"amount\":7.00,\"tradeNo\":\"T-1\\nINFO forged log line\"}",
-                "{\"outTradeNo\":\"" + orderNo + "\",\"amount\":7.00,\"tradeNo\":\"T-1\\r\\n\"}",
-                "{\"outTradeNo\":\"" + orderNo + "\",\"amount\":7.00,\"tradeNo\":\"" + "T".repeat(65) + "\"}",
-                "{\"outTradeNo\":\"" + orderNo + "\",\"amount\":7.00,\"tradeNo\":\"<script>\"}",
-                "{\"outTradeNo\":\"" + orderNo.substring(0, 12) + "U\",\"amount\":7.00,\"tradeNo\":\"T-2\"}",
-                "{\"outTradeNo\":\"" + orderNo + "\\n\",\"amount\":7.00,\"tradeNo\":\"T-3\"}");
-        for (String notice : notices) {
+        // each notice and the fields its errors name
+        Map<String, List<String>> notices = new LinkedHashMap<>();
+        notices.put("{\"outTradeNo\":\"" + orderNo + "\",\"amount\":7.00,\"tradeNo\":\"T-1\\nINFO forged log line\"}", List.of("tradeNo"));
+        notices.put("{\"outTradeNo\":\"" + orderNo + "\",\"amount\":7.00,\"tradeNo\":\"T-1\\r\\n\"}", List.of("tradeNo"));
+        notices.put("{\"outTradeNo\":\"" + orderNo + "\",\"amount\":7.00,\"tradeNo\":\"" + "T".repeat(65) + "\"}", List.of("tradeNo"));
+        notices.put("{\"outTradeNo\":\"" + orderNo + "\",\"amount\":7.00,\"tradeNo\":\"<script>\"}", List.of("tradeNo"));
+        notices.put("{\"outTradeNo\":\"" + orderNo.substring(0, 12) + "U\",\"amount\":7.00,\"tradeNo\":\"T-2\"}", List.of("outTradeNo"));
+        notices.put("{\"outTradeNo\":\"" + orderNo + "\\n\",\"amount\":7.00,\"tradeNo\":\"T-3\"}", List.of("outTradeNo"));
+        notices.put("{\"outTradeNo\":\"" + orderNo + "\",\"amount\":-7.00,\"tradeNo\":\"T-4\"}", List.of("amount"));
+        notices.put("{\"outTradeNo\":\"" + orderNo + "\",\"amount\":10000000000.00,\"tradeNo\":\"T-5\"}", List.of("amount"));
+        notices.put("{}", List.of("amount", "outTradeNo", "tradeNo"));
+        notices.put("{\"outTradeNo\":\"" + orderNo + "\",\"tradeNo\":\"T-6\"}", List.of("amount"));
+        for (Map.Entry<String, List<String>> entry : notices.entrySet()) {
+            String notice = entry.getKey();
             Response response = api.post("/api/payments/callback", null, notice, "X-Signature", sign(notice));
             assertThat(response.status()).as(notice + ": " + response).isEqualTo(400);
-            assertThat(response.problem()).as(notice).isIn("malformed-request", "validation-failed");
+            assertThat(response.problem()).as(notice).isEqualTo("validation-failed");
+            List<String> fields = new ArrayList<>();
+            response.json().path("errors").forEach(error -> {
+                fields.add(error.path("field").asString());
+                assertThat(error.path("message").asString()).as(notice).isNotBlank().doesNotContain("{");
+            });
+            assertThat(fields).as(notice + ": " + response).containsExactlyInAnyOrderElementsOf(entry.getValue());
+            assertThat(response.body()).as(notice).doesNotContain("INFO forged").doesNotContain("<script>");
         }
+        String negative = "{\"outTradeNo\":\"" + orderNo + "\",\"amount\":-1,\"tradeNo\":\"T-7\"}";
+        Response zh = api.send(api.request("POST", "/api/payments/callback", null, negative, "X-Signature", sign(negative),
+                "Accept-Language", "zh-CN"));
+        assertThat(zh.json().path("errors").get(0).path("message").asString()).isEqualTo("不能为负数");
         assertThat(rows.snapshot()).isEqualTo(before);
         assertThat(rows.status(orderNo)).isEqualTo("UNPAID");
     }
@@ -453,7 +471,19 @@ public abstract class AbstractSafetyScenarios {
             assertThat(problem.path("detail").asString()).as(c.name()).doesNotContain("JSON body");
             assertThat(answer.body()).as(c.name()).doesNotContainIgnoringCase("<html").doesNotContainIgnoringCase("tomcat")
                     .doesNotContainIgnoringCase("exception");
+            assertThat(answer.header("X-Request-ID")).as(c.name() + ": " + answer).isNotBlank();
         }
+        Map<String, JsonNode> problems = new LinkedHashMap<>();
+        cases.forEach(c -> problems.put(c.name(), tools.jackson.databind.json.JsonMapper.builder().build().readTree(c.answer().body())));
+        // the address is repeated when plain, never when it was what Tomcat refused
+        assertThat(problems.get("CR in a header").path("instance").asString()).isEqualTo("/api/products");
+        assertThat(problems.get("10 KB header").path("instance").asString()).isEqualTo("/api/products");
+        assertThat(problems.get("HTTP/9.9").path("instance").asString()).isEqualTo("/api/products");
+        assertThat(problems.get("encoded slash").has("instance")).isFalse();
+        assertThat(problems.get("backslash").has("instance")).isFalse();
+        RawHttp.Answer traced = raw.get("/api/products", "X-Request-ID: trace-7", "X-Note: a\rb");
+        assertThat(traced.status()).isEqualTo(400);
+        assertThat(traced.header("X-Request-ID")).as(traced.toString()).isEqualTo("trace-7");
         assertThat(cases.stream().filter(c -> c.name().startsWith("GET /api/")))
                 .allSatisfy(c -> assertThat(c.answer().header("Allow")).isEqualTo("POST"));
     }
@@ -518,9 +548,20 @@ public abstract class AbstractSafetyScenarios {
         assertThat(headers(paths.path("/api/seckill/activities/{activityId}/orders").path("post")))
                 .containsExactly("Idempotency-Token");
         assertThat(paths.path("/api/orders").path("post").path("responses").propertyNames())
-                .as("the statuses an order answers").containsExactly("201");
+                .as("the statuses an order answers").containsExactlyInAnyOrder("201", "400", "401", "409", "422", "429",
+                        "503", "default");
         assertThat(paths.path("/api/seckill/activities/{activityId}/orders").path("post").path("responses").propertyNames())
-                .as("the statuses a purchase answers").containsExactlyInAnyOrder("201", "202");
+                .as("the statuses a purchase answers").containsExactlyInAnyOrder("201", "202", "400", "401", "409", "422",
+                        "429", "503", "default");
+        assertThat(paths.path("/api/products").path("get").path("responses").propertyNames())
+                .as("a read answers no idempotency problems").containsExactlyInAnyOrder("200", "400", "401", "default");
+        assertThat(paths.path("/api/payments/callback").path("post").path("responses").path("401").path("description")
+                .asString()).isEqualTo("signature-invalid");
+        JsonNode conflict = paths.path("/api/seckill/activities/{activityId}/orders").path("post").path("responses").path("409");
+        assertThat(conflict.path("content").path("application/problem+json").path("schema").path("$ref").asString())
+                .isEqualTo("#/components/schemas/Problem");
+        assertThat(docs.json().path("components").path("schemas").path("Problem").path("properties").propertyNames())
+                .containsExactly("type", "title", "status", "detail", "instance", "errors");
         JsonNode token = paths.path("/api/seckill/activities/{activityId}/orders").path("post").path("parameters");
         token.forEach(p -> {
             if (p.path("in").asString().equals("header")) {

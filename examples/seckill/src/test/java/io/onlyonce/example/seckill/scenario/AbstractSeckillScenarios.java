@@ -455,6 +455,25 @@ public abstract class AbstractSeckillScenarios {
         assertThat(stolen.status()).as("a trade number belongs to one order").isEqualTo(409);
         assertThat(stolen.problem()).isEqualTo("trade-no-conflict");
         assertThat(rows.status(otherOrder)).isEqualTo("UNPAID");
+
+        // the list reads payments and shipments for all its orders at once: each still shows its own
+        awaitShipment(orderNo);
+        JsonNode list = api.get("/api/orders?limit=2", buyer).json();
+        assertThat(list).hasSize(2);
+        assertThat(list.get(0)).as("newest first: the unpaid order, as GET shows it")
+                .isEqualTo(api.get("/api/orders/" + otherOrder, buyer).json());
+        assertThat(list.get(0).get("payments")).isEmpty();
+        assertThat(list.get(1)).as("the paid order, as GET shows it").isEqualTo(api.get("/api/orders/" + orderNo, buyer).json());
+        assertThat(list.get(1).get("payments")).hasSize(3);
+        assertThat(list.get(1).get("shipmentNo").asString()).isNotBlank();
+        Response tooMany = api.get("/api/orders?limit=101", buyer);
+        assertThat(tooMany.json().path("errors").get(0).path("field").asString()).as(tooMany.toString()).isEqualTo("limit");
+        assertThat(tooMany.json().path("errors").get(0).path("message").asString()).isEqualTo("must be at most 100");
+    }
+
+    private void awaitShipment(String orderNo) {
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+                .until(() -> rows.count("SELECT COUNT(*) FROM shipments WHERE order_no = ?", orderNo) == 1);
     }
 
     @Test
@@ -695,6 +714,10 @@ public abstract class AbstractSeckillScenarios {
                 new Bad("cancel bob's", () -> api.post("/api/orders/" + aliceOrder + "/cancel", bob, null), 404, "order-not-found"),
                 new Bad("cancel unknown", () -> api.post("/api/orders/" + "9".repeat(40) + "/cancel", alice, null), 404, "order-not-found"),
                 new Bad("list limit not a number", () -> api.get("/api/orders?limit=lots", alice), 400, "malformed-request"),
+                new Bad("order gzip-encoded", () -> api.send(api.request("POST", "/api/orders", alice, order,
+                        "Idempotency-Key", Api.businessId(alice), "Content-Encoding", "gzip")), 415, "unsupported-media-type"),
+                new Bad("list limit 0", () -> api.get("/api/orders?limit=0", alice), 400, "validation-failed"),
+                new Bad("list limit 101", () -> api.get("/api/orders?limit=101", alice), 400, "validation-failed"),
                 new Bad("payment unsigned", () -> api.post("/api/payments/callback", null, notice), 401, "signature-invalid"),
                 new Bad("payment wrong type", () -> api.post("/api/payments/callback", null, notice, "X-Signature", sign(notice)), 400, "malformed-request"),
                 new Bad("payment malformed", () -> api.post("/api/payments/callback", null, "{", "X-Signature", sign("{")), 400, "malformed-request"),
@@ -703,6 +726,10 @@ public abstract class AbstractSeckillScenarios {
                 new Bad("unknown path", () -> api.get("/api/nothing-here", alice), 404, "not-found"),
                 new Bad("wrong method", () -> api.send(api.request("DELETE", "/api/products", alice, null)), 405, "method-not-allowed"));
 
+        nextWindow();
+        Response emptyName = api.post("/api/login", null, "{\"username\":\"\"}");
+        assertThat(emptyName.problem()).isEqualTo("validation-failed");
+        assertThat(emptyName.json().path("errors")).as("one error for one wrong field").hasSize(1);
         for (Bad bad : cases) {
             nextWindow();
             Response response = bad.request().call();

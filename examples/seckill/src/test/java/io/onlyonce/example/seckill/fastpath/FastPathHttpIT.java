@@ -6,9 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.onlyonce.example.seckill.SeckillApplication;
 import io.onlyonce.example.seckill.order.OrderService;
 import io.onlyonce.example.seckill.support.Api;
-import io.onlyonce.example.seckill.support.ExternalDatabases;
-import io.onlyonce.example.seckill.support.Redis;
-import io.onlyonce.example.seckill.support.TestSecrets;
+import io.onlyonce.example.seckill.support.PostgresAndRedis;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
@@ -42,21 +40,17 @@ import org.springframework.test.context.DynamicPropertySource;
 @DirtiesContext(classMode = DirtiesContext.ClassMode.AFTER_CLASS)
 class FastPathHttpIT {
 
-    static final String DATABASE = ExternalDatabases.newName();
-    static final String PREFIX = Redis.newPrefix();
+    static final PostgresAndRedis SERVERS = PostgresAndRedis.fresh();
     static final AtomicLong ACTIVITIES = new AtomicLong(100);
 
     @DynamicPropertySource
     static void servers(DynamicPropertyRegistry registry) {
-        TestSecrets.register(registry);
-        ExternalDatabases.usePostgres(registry, DATABASE);
-        Redis.useShared(registry, PREFIX);
+        SERVERS.register(registry);
     }
 
     @AfterAll
     static void drop() {
-        ExternalDatabases.dropPostgres(DATABASE);
-        Redis.deleteKeys(PREFIX);
+        SERVERS.drop();
     }
 
     @LocalServerPort
@@ -94,7 +88,7 @@ class FastPathHttpIT {
     }
 
     String redisStock(long activity) {
-        return String.valueOf(redis.opsForHash().get(PREFIX + "fast:{a" + activity + "}:stock", "1"));
+        return String.valueOf(redis.opsForHash().get(SERVERS.prefix() + "fast:{a" + activity + "}:stock", "1"));
     }
 
     long dbStock(long activity) {

@@ -4,8 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.onlyonce.example.seckill.SeckillApplication;
 import io.onlyonce.example.seckill.scenario.AbstractSafetyScenarios;
-import io.onlyonce.example.seckill.support.ExternalDatabases;
-import io.onlyonce.example.seckill.support.Redis;
+import io.onlyonce.example.seckill.support.PostgresAndRedis;
 import io.onlyonce.example.seckill.support.TestSecrets;
 import java.io.File;
 import java.nio.file.Files;
@@ -30,20 +29,16 @@ import org.springframework.test.context.DynamicPropertySource;
 @DirtiesContext(classMode = DirtiesContext.ClassMode.AFTER_CLASS)
 class FastPathWalkThroughIT {
 
-    static final String DATABASE = ExternalDatabases.newName();
-    static final String PREFIX = Redis.newPrefix();
+    static final PostgresAndRedis SERVERS = PostgresAndRedis.fresh();
 
     @DynamicPropertySource
     static void servers(DynamicPropertyRegistry registry) {
-        TestSecrets.register(registry);
-        ExternalDatabases.usePostgres(registry, DATABASE);
-        Redis.useShared(registry, PREFIX);
+        SERVERS.register(registry);
     }
 
     @AfterAll
     static void drop() {
-        ExternalDatabases.dropPostgres(DATABASE);
-        Redis.deleteKeys(PREFIX);
+        SERVERS.drop();
     }
 
     @LocalServerPort

@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.onlyonce.example.seckill.SeckillApplication;
 import io.onlyonce.example.seckill.support.Browsers;
-import io.onlyonce.example.seckill.support.ExternalDatabases;
-import io.onlyonce.example.seckill.support.Redis;
-import io.onlyonce.example.seckill.support.TestSecrets;
+import io.onlyonce.example.seckill.support.PostgresAndRedis;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -38,21 +36,17 @@ import org.springframework.test.context.DynamicPropertySource;
 @DirtiesContext(classMode = DirtiesContext.ClassMode.AFTER_CLASS)
 class FastPathWebPageIT {
 
-    static final String DATABASE = ExternalDatabases.newName();
-    static final String PREFIX = Redis.newPrefix();
+    static final PostgresAndRedis SERVERS = PostgresAndRedis.fresh();
     static final Duration WAIT = Duration.ofSeconds(20);
 
     @DynamicPropertySource
     static void servers(DynamicPropertyRegistry registry) {
-        TestSecrets.register(registry);
-        ExternalDatabases.usePostgres(registry, DATABASE);
-        Redis.useShared(registry, PREFIX);
+        SERVERS.register(registry);
     }
 
     @AfterAll
     static void drop() {
-        ExternalDatabases.dropPostgres(DATABASE);
-        Redis.deleteKeys(PREFIX);
+        SERVERS.drop();
     }
 
     @LocalServerPort

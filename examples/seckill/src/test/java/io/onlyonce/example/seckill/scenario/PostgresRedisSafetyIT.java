@@ -1,7 +1,6 @@
 package io.onlyonce.example.seckill.scenario;
 
-import io.onlyonce.example.seckill.support.ExternalDatabases;
-import io.onlyonce.example.seckill.support.Redis;
+import io.onlyonce.example.seckill.support.PostgresAndRedis;
 import io.onlyonce.example.seckill.support.TestSecrets;
 import java.util.List;
 import java.util.Map;
@@ -18,22 +17,18 @@ import org.springframework.test.context.DynamicPropertySource;
 @ActiveProfiles({"postgres", "redis"})
 class PostgresRedisSafetyIT extends AbstractSafetyScenarios {
 
-    static final String DATABASE = ExternalDatabases.newName();
-    static final String PREFIX = Redis.newPrefix();
+    static final PostgresAndRedis SERVERS = PostgresAndRedis.fresh();
 
     @DynamicPropertySource
     static void database(DynamicPropertyRegistry registry) {
-        TestSecrets.register(registry);
-        ExternalDatabases.usePostgres(registry, DATABASE);
-        Redis.useShared(registry, PREFIX);
+        SERVERS.register(registry);
         // the synchronous flash-sale path on the Redis stores (the FastPath* tests take the fast path)
         registry.add("seckill.fast-path.enabled", () -> "false");
     }
 
     @AfterAll
     static void dropDatabase() {
-        ExternalDatabases.dropPostgres(DATABASE);
-        Redis.deleteKeys(PREFIX);
+        SERVERS.drop();
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.onlyonce.example.seckill;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
@@ -37,9 +38,11 @@ public record SeckillProperties(
      * @param jwtSecret HS256 secret of the access tokens, at least 32 bytes
      * @param tokenTtl how long an access token is valid
      * @param issuer the {@code iss} claim issued and required
+     * @param passwordLessLogin whether {@code POST /api/login} issues tokens for any user name without a
+     *     password; by default only in demo mode. For test environments only (a warning is logged).
      */
     public record Auth(String jwtSecret, @DefaultValue("2h") Duration tokenTtl,
-            @DefaultValue("onlyonce-seckill") String issuer) {
+            @DefaultValue("onlyonce-seckill") String issuer, @Nullable Boolean passwordLessLogin) {
 
         public Auth {
             requireSecret("seckill.auth.jwt-secret", jwtSecret);

@@ -6,6 +6,7 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.security.oauth2.core.OAuth2AuthenticationException;
 import org.springframework.security.oauth2.server.resource.BearerTokenErrors;
 import org.springframework.security.oauth2.server.resource.web.BearerTokenResolver;
+import org.springframework.security.web.util.matcher.RequestMatcher;
 
 /**
  * The access token of a request, from its {@code Authorization: Bearer} header only, decided without
@@ -14,13 +15,26 @@ import org.springframework.security.oauth2.server.resource.web.BearerTokenResolv
  * {@code Bearer} (any case) names no token; one that does and is not {@code Bearer <token68>}
  * ({@code [A-Za-z0-9-._~+/]+=*}) is refused as malformed. The pattern's matcher was about 5 % of
  * {@code GET /api/ping}'s CPU (docs/benchmarks.md); {@code BearerTokensTest} compares both.
+ *
+ * <p>On the endpoints open without login ({@code open}: the login, the payment callback, the API
+ * documents, health) no token is read at all, so a client's stale or foreign token does not turn
+ * them into 401.
  */
 final class BearerTokens implements BearerTokenResolver {
 
     private static final String SCHEME = "bearer";
 
+    private final RequestMatcher open;
+
+    BearerTokens(RequestMatcher open) {
+        this.open = open;
+    }
+
     @Override
     public @Nullable String resolve(HttpServletRequest request) {
+        if (open.matches(request)) {
+            return null;
+        }
         String header = request.getHeader(HttpHeaders.AUTHORIZATION);
         if (header == null || !header.regionMatches(true, 0, SCHEME, 0, SCHEME.length())) {
             return null;

@@ -1,5 +1,6 @@
 package io.onlyonce.example.seckill.auth;
 
+import io.swagger.v3.oas.annotations.Operation;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.Pattern;
@@ -7,7 +8,12 @@ import jakarta.validation.constraints.Size;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Locale;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -23,11 +29,24 @@ import org.springframework.web.bind.annotation.RestController;
  * answers 404 like any other unknown path.
  */
 @RestController
-@ConditionalOnExpression(LoginController.OPEN)
+@Conditional(LoginController.Open.class)
 public class LoginController {
 
-    /** Whether the login is open: {@code seckill.auth.password-less-login}, by default the demo mode. */
-    public static final String OPEN = "${seckill.auth.password-less-login:${seckill.demo.enabled:false}}";
+    /**
+     * Whether the login is open: {@code seckill.auth.password-less-login} (any boolean Spring reads:
+     * true, false, on, off, yes, no), by default {@code seckill.demo.enabled}.
+     */
+    static final class Open extends SpringBootCondition {
+
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            Binder binder = Binder.get(context.getEnvironment());
+            boolean demo = binder.bind("seckill.demo.enabled", Boolean.class).orElse(false);
+            boolean open = binder.bind("seckill.auth.password-less-login", Boolean.class).orElse(demo);
+            return open ? ConditionOutcome.match("the password-less login is open")
+                    : ConditionOutcome.noMatch("the password-less login is closed outside demo mode");
+        }
+    }
 
     private final UserRepository users;
     private final AccessTokens tokens;
@@ -60,6 +79,9 @@ public class LoginController {
     }
 
     @PostMapping(path = "/api/login", consumes = MediaType.APPLICATION_JSON_VALUE)
+    @Operation(summary = "Password-less login: demo mode or seckill.auth.password-less-login only (test environments)",
+            description = "Issues an access token for any user name, without a password. Closed (404) outside demo mode"
+                    + " unless seckill.auth.password-less-login=true; a real service puts its identity provider here.")
     public LoginResponse login(@Valid @RequestBody LoginRequest request) {
         String username = request.username().toLowerCase(Locale.ROOT);
         long userId = users.idOf(username);

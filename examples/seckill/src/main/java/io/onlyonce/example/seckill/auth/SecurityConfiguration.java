@@ -39,6 +39,7 @@ import org.springframework.security.web.header.writers.DelegatingRequestMatcherH
 import org.springframework.security.web.header.writers.StaticHeadersWriter;
 import org.springframework.security.web.servlet.util.matcher.PathPatternRequestMatcher;
 import org.springframework.security.web.util.matcher.OrRequestMatcher;
+import org.springframework.security.web.util.matcher.RequestMatcher;
 
 /**
  * Every {@code /api} call needs a valid access token (Spring Security's OAuth2 resource server,
@@ -102,14 +103,15 @@ class SecurityConfiguration {
     /**
      * The answer to a request Spring Security's firewall refuses (an address with {@code ;},
      * {@code //}, {@code ..}, an encoded {@code /} or {@code %}, a backslash, a control character;
-     * an unknown HTTP method): a problem that says so, instead of the container's error page.
+     * an unknown HTTP method; a header value with a control character): a problem that says so,
+     * instead of the container's error page.
      */
     @Bean
     RequestRejectedHandler requestRejectedHandler(ProblemWriter problems) {
         return (request, response, rejection) -> {
             String reason = rejection.getMessage() == null ? "" : rejection.getMessage();
-            problems.write(request, response,
-                    reason.contains("HTTP method") ? AppProblem.METHOD_NOT_ALLOWED : AppProblem.REQUEST_REJECTED);
+            problems.write(request, response, reason.contains("HTTP method") ? AppProblem.METHOD_NOT_ALLOWED
+                    : reason.contains("header") ? AppProblem.MALFORMED_HTTP_REQUEST : AppProblem.REQUEST_REJECTED);
         };
     }
 
@@ -120,6 +122,22 @@ class SecurityConfiguration {
             problems.write(request, response, AppProblem.UNAUTHORIZED);
         };
         AccessDeniedHandler forbidden = (request, response, failure) -> problems.write(request, response, AppProblem.FORBIDDEN);
+        RequestMatcher open = new OrRequestMatcher(
+                // every method, so that a GET is answered 405 (with Allow: POST), not 401
+                PathPatternRequestMatcher.pathPattern("/api/login"),
+                PathPatternRequestMatcher.pathPattern("/api/payments/callback"),
+                PathPatternRequestMatcher.pathPattern("/error"),
+                PathPatternRequestMatcher.pathPattern(HttpMethod.GET, "/v3/api-docs"),
+                PathPatternRequestMatcher.pathPattern(HttpMethod.GET, "/v3/api-docs/**"),
+                PathPatternRequestMatcher.pathPattern(HttpMethod.GET, "/swagger-ui.html"),
+                PathPatternRequestMatcher.pathPattern(HttpMethod.GET, "/swagger-ui/**"),
+                EndpointRequest.to("health", "info", "prometheus"),
+                // the web page (static, no data in it): its API calls carry the token
+                PathPatternRequestMatcher.pathPattern(HttpMethod.GET, "/"),
+                PathPatternRequestMatcher.pathPattern(HttpMethod.GET, "/index.html"),
+                PathPatternRequestMatcher.pathPattern(HttpMethod.GET, "/order.html"),
+                PathPatternRequestMatcher.pathPattern(HttpMethod.GET, "/assets/**"),
+                PathPatternRequestMatcher.pathPattern(HttpMethod.GET, "/favicon.ico"));
         return http
                 .csrf(csrf -> csrf.disable())
                 .cors(cors -> cors.disable())
@@ -134,18 +152,10 @@ class SecurityConfiguration {
                         new StaticHeadersWriter("Content-Security-Policy", PAGE_POLICY))))
                 .sessionManagement(session -> session.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
                 .authorizeHttpRequests(requests -> requests
-                        // every method, so that a GET is answered 405 (with Allow: POST), not 401
-                        .requestMatchers("/api/login", "/api/payments/callback").permitAll()
-                        .requestMatchers("/error").permitAll()
-                        .requestMatchers(HttpMethod.GET, "/v3/api-docs", "/v3/api-docs/**", "/swagger-ui.html",
-                                "/swagger-ui/**").permitAll()
-                        .requestMatchers(EndpointRequest.to("health", "info", "prometheus")).permitAll()
-                        // the web page (static, no data in it): its API calls carry the token
-                        .requestMatchers(HttpMethod.GET, "/", "/index.html", "/order.html", "/assets/**",
-                                "/favicon.ico").permitAll()
+                        .requestMatchers(open).permitAll()
                         .anyRequest().authenticated())
                 .oauth2ResourceServer(server -> server
-                        .bearerTokenResolver(new BearerTokens())
+                        .bearerTokenResolver(new BearerTokens(open))
                         .jwt(jwt -> { })
                         .authenticationEntryPoint(unauthorized)
                         .accessDeniedHandler(forbidden))

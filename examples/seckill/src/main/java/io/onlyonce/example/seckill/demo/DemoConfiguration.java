@@ -40,9 +40,12 @@ class DemoConfiguration {
                         + " SECKILL_JWT_SECRET, SECKILL_PAYMENT_SECRET and ONLYONCE_TOKEN_SECRET (32+ bytes each).");
                 log.warn("********************************************************************************");
             }
-            if (port != null) {
+            if (port != null && event.getApplicationContext().containsBean("loginController")) {
                 log.info("seckill is ready on http://localhost:{} (walk-through: scripts/demo.sh http://localhost:{};"
                         + " API: http://localhost:{}/swagger-ui.html)", port, port, port);
+            } else if (port != null) {
+                log.info("seckill is ready on http://localhost:{} (API: http://localhost:{}/swagger-ui.html; access"
+                        + " tokens from your identity provider, signed with SECKILL_JWT_SECRET)", port, port);
             }
         };
     }

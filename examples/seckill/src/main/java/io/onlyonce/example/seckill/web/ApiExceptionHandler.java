@@ -1,6 +1,7 @@
 package io.onlyonce.example.seckill.web;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -19,6 +20,7 @@ import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.security.access.AccessDeniedException;
 import org.springframework.security.core.AuthenticationException;
+import org.springframework.security.web.firewall.RequestRejectedException;
 import org.springframework.validation.BindingResult;
 import org.springframework.validation.FieldError;
 import org.springframework.web.bind.MethodArgumentNotValidException;
@@ -80,6 +82,15 @@ public class ApiExceptionHandler extends ResponseEntityExceptionHandler {
         return respond(problems.create(AppProblem.INTERNAL_ERROR, LocaleContextHolder.getLocale()), HttpHeaders.EMPTY);
     }
 
+    /**
+     * The firewall refusing a header value when the application reads it (a control character in
+     * {@code X-Signature}, say, read first by a controller): 400 {@code malformed-http-request}, not a 500.
+     */
+    @ExceptionHandler(RequestRejectedException.class)
+    public ResponseEntity<ProblemDetail> handleRejected(RequestRejectedException rejected) {
+        return respond(problems.create(AppProblem.MALFORMED_HTTP_REQUEST, LocaleContextHolder.getLocale()), HttpHeaders.EMPTY);
+    }
+
     /** A body validated by hand (the payment notice): 400 {@code validation-failed} with its field errors. */
     @ExceptionHandler(InvalidFieldsException.class)
     public ResponseEntity<ProblemDetail> handleInvalid(InvalidFieldsException invalid) {
@@ -116,9 +127,12 @@ public class ApiExceptionHandler extends ResponseEntityExceptionHandler {
                 .body(problem);
     }
 
+    /** One entry per failed constraint, ordered by field and message (Bean Validation reports them in no order). */
     private List<Map<String, String>> fieldErrors(BindingResult result, Locale locale) {
         List<Map<String, String>> errors = new ArrayList<>();
-        for (FieldError error : result.getFieldErrors()) {
+        List<FieldError> failed = new ArrayList<>(result.getFieldErrors());
+        failed.sort(Comparator.comparing(FieldError::getField).thenComparing(e -> String.valueOf(e.getCode())));
+        for (FieldError error : failed) {
             Map<String, String> entry = new LinkedHashMap<>();
             entry.put("field", error.getField());
             entry.put("message", messages.getMessage(error, locale));

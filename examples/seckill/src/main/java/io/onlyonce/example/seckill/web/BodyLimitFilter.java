@@ -18,9 +18,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
 /**
  * Refuses request bodies larger than the limit (413 problem) before anything reads them, whether
  * the size is announced ({@code Content-Length}) or not (chunked). A body within the limit is read
- * once into memory and served from there to whoever reads it next. A body with a
- * {@code Content-Encoding} (gzip, say) is refused 415 with {@code Accept-Encoding: identity}: nothing
- * here decompresses, and it must not be read as if it were plain.
+ * once into memory and served from there to whoever reads it next.
  */
 public final class BodyLimitFilter extends OncePerRequestFilter {
 
@@ -39,13 +37,6 @@ public final class BodyLimitFilter extends OncePerRequestFilter {
         boolean chunked = request.getHeader("Transfer-Encoding") != null;
         if (announced <= 0 && !chunked) {
             chain.doFilter(request, response);
-            return;
-        }
-        String coding = request.getHeader("Content-Encoding");
-        if (coding != null && !coding.isBlank() && !"identity".equalsIgnoreCase(coding.strip())) {
-            // a compressed body would be parsed as if it were plain: refused, saying what is accepted (RFC 7694)
-            response.setHeader("Accept-Encoding", "identity");
-            problems.write(request, response, AppProblem.UNSUPPORTED_MEDIA_TYPE);
             return;
         }
         if (announced > limit) {

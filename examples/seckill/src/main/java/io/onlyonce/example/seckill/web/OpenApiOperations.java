@@ -79,16 +79,26 @@ class OpenApiOperations implements OpenApiCustomizer {
             problem(responses, "401", "/api/payments/callback".equals(path) ? "signature-invalid"
                     : "unauthorized: no valid access token");
         }
-        boolean idempotent = operation.getParameters() != null && operation.getParameters().stream()
-                .anyMatch(p -> "header".equals(p.getIn()) && HEADERS.containsKey(p.getName().toLowerCase(Locale.ROOT)));
-        if (idempotent) {
-            problem(responses, "409", "duplicate-submission (with firstStatus and firstResult when known),"
-                    + " request-in-progress (Retry-After), or a business conflict such as sold-out");
-            problem(responses, "422", "idempotency-key-reused: the same key with another request");
-            problem(responses, "429", "too-many-requests: the same request again within the window (Retry-After)");
-            problem(responses, "503", "store-unavailable or sale-unavailable (Retry-After): nothing was done, retry");
+        boolean keyed = hasHeader(operation, "idempotency-key");
+        boolean tokened = hasHeader(operation, "idempotency-token");
+        if (keyed || tokened) {
+            problem(responses, "409", (tokened ? "duplicate-submission (with firstStatus and firstResult when known), "
+                    : "idempotency-request-in-progress (Retry-After), ") + "or a business conflict such as sold-out or"
+                    + " order-exists (with orderNo)");
+            if (keyed) {
+                problem(responses, "422", "idempotency-key-reused: the same key with another request");
+            }
+            problem(responses, "429", "too-many-requests: the caller's request rate (Retry-After)"
+                    + (path.startsWith("/api/seckill/") ? "; duplicate-request: the same request again within the window" : ""));
+            problem(responses, "503", "idempotency-store-unavailable or sale-unavailable (Retry-After): nothing was done,"
+                    + " retry");
         }
         problem(responses, "default", "any other problem (RFC 9457), in English or Chinese by Accept-Language");
+    }
+
+    private static boolean hasHeader(Operation operation, String name) {
+        return operation.getParameters() != null && operation.getParameters().stream()
+                .anyMatch(p -> "header".equals(p.getIn()) && name.equalsIgnoreCase(p.getName()));
     }
 
     private static void problem(ApiResponses responses, String status, String description) {
@@ -109,7 +119,11 @@ class OpenApiOperations implements OpenApiCustomizer {
                 .addProperty("status", new IntegerSchema())
                 .addProperty("detail", new StringSchema())
                 .addProperty("instance", new StringSchema())
-                .addProperty("errors", new ArraySchema().items(error));
+                .addProperty("errors", new ArraySchema().items(error)
+                        .description("validation-failed: one entry per field that failed"))
+                .addProperty("orderNo", new StringSchema().description("the order a conflict is about"))
+                .addProperty("firstStatus", new IntegerSchema().description("duplicate-submission: the first answer's status"))
+                .addProperty("firstResult", new ObjectSchema().description("duplicate-submission: the first answer's body"));
     }
 
     private static void describeHeaders(Operation operation) {

@@ -106,13 +106,14 @@ public class ProblemErrorReportValve extends ErrorReportValve {
 
     /**
      * The path of the address, when it is plain enough to repeat (letters, digits and
-     * {@code / _ . ~ -} only, as {@code ProblemErrorController} keeps it); else none: what Tomcat
-     * refused is not echoed.
+     * {@code / _ . ~ -} only, as {@code ProblemErrorController} keeps it, and no empty, {@code .} or
+     * {@code ..} segment); else none: what Tomcat refused is not echoed.
      */
     static @Nullable String instance(String rawUri) {
         int query = rawUri.indexOf('?');
         String path = query < 0 ? rawUri : rawUri.substring(0, query);
-        if (path.isEmpty() || path.length() > 2048 || path.charAt(0) != '/') {
+        if (path.isEmpty() || path.length() > 2048 || path.charAt(0) != '/' || path.contains("//")
+                || path.contains("/./") || path.contains("/../") || path.endsWith("/.") || path.endsWith("/..")) {
             return null;
         }
         for (int i = 0; i < path.length(); i++) {

@@ -6,7 +6,10 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
 
-/** The servlet filters in front of everything: request id first, then the body size limit. */
+/**
+ * The servlet filters in front of everything: request id first, then the body size limit; the
+ * content-coding check after Spring Security.
+ */
 @Configuration(proxyBeanMethods = false)
 class WebConfiguration {
 
@@ -22,6 +25,14 @@ class WebConfiguration {
         int limit = (int) Math.min(Integer.MAX_VALUE, properties.maxBodySize().toBytes());
         FilterRegistrationBean<BodyLimitFilter> registration = new FilterRegistrationBean<>(new BodyLimitFilter(limit, problems));
         registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
+        return registration;
+    }
+
+    /** After Spring Security's filters (-100), before the request window's (-95 and -90). */
+    @Bean
+    FilterRegistrationBean<ContentEncodingFilter> contentEncodingFilter(ProblemWriter problems) {
+        FilterRegistrationBean<ContentEncodingFilter> registration = new FilterRegistrationBean<>(new ContentEncodingFilter(problems));
+        registration.setOrder(-98);
         return registration;
     }
 }

@@ -14,7 +14,7 @@ import org.springframework.security.oauth2.server.resource.web.DefaultBearerToke
 class BearerTokensTest {
 
     private static final BearerTokenResolver SPRING = new DefaultBearerTokenResolver();
-    private static final BearerTokenResolver OURS = new BearerTokens();
+    private static final BearerTokenResolver OURS = new BearerTokens(request -> false);
 
     /** What a resolver answers: the token, "none", or "refused: <error code>". */
     private static String answer(BearerTokenResolver resolver, String header) {
@@ -52,5 +52,19 @@ class BearerTokensTest {
         assertThat(answer(OURS, "Bearer abc.def")).isEqualTo("token abc.def");
         assertThat(answer(OURS, "Bearer a b")).startsWith("refused: invalid_token");
         assertThat(answer(OURS, "Basic dXNlcjpwYXNz")).isEqualTo("none");
+    }
+
+    @Test
+    void onAnOpenEndpointNoTokenIsReadAtAll() {
+        BearerTokens resolver = new BearerTokens(request -> "/api/login".equals(request.getRequestURI()));
+        MockHttpServletRequest login = new MockHttpServletRequest("POST", "/api/login");
+        login.addHeader("Authorization", "Bearer stale.token.here");
+        MockHttpServletRequest malformed = new MockHttpServletRequest("POST", "/api/login");
+        malformed.addHeader("Authorization", "Bearer a b");
+        MockHttpServletRequest orders = new MockHttpServletRequest("GET", "/api/orders");
+        orders.addHeader("Authorization", "Bearer stale.token.here");
+        assertThat(resolver.resolve(login)).isNull();
+        assertThat(resolver.resolve(malformed)).isNull();
+        assertThat(resolver.resolve(orders)).isEqualTo("stale.token.here");
     }
 }

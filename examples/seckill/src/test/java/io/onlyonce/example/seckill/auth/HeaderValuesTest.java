@@ -13,10 +13,11 @@ class HeaderValuesTest {
     private final HeaderValues values = new HeaderValues();
 
     @Test
-    void decidesEveryCodePointAsTheFirewallsPatternDoes() {
+    void decidesEveryCodePointAsTheFirewallsPatternDoesExceptTheTabHttpAllows() {
         for (int codePoint = 0; codePoint <= Character.MAX_CODE_POINT; codePoint++) {
             String value = "a" + new String(Character.toChars(codePoint)) + "b";
-            assertThat(values.test(value)).as("U+%04X", codePoint).isEqualTo(FIREWALL_DEFAULT.matcher(value).matches());
+            boolean expected = codePoint == '\t' || FIREWALL_DEFAULT.matcher(value).matches();
+            assertThat(values.test(value)).as("U+%04X", codePoint).isEqualTo(expected);
         }
     }
 
@@ -28,6 +29,7 @@ class HeaderValuesTest {
         assertThat(values.test("a\r\nX-Injected: 1")).isFalse();
         assertThat(values.test("a\u0000b")).isFalse();
         assertThat(values.test("a\u0085b")).isFalse();
+        assertThat(values.test("a\tb")).as("HTAB is field content (RFC 9110 5.5)").isTrue();
         assertThat(values.test("\uD800")).isEqualTo(FIREWALL_DEFAULT.matcher("\uD800").matches());
     }
 }

@@ -411,9 +411,15 @@ public abstract class AbstractSafetyScenarios {
                 fields.add(error.path("field").asString());
                 assertThat(error.path("message").asString()).as(notice).isNotBlank().doesNotContain("{");
             });
-            assertThat(fields).as(notice + ": " + response).containsExactlyInAnyOrderElementsOf(entry.getValue());
+            assertThat(fields).as(notice + ": " + response).as("ordered by field").containsExactlyElementsOf(entry.getValue());
             assertThat(response.body()).as(notice).doesNotContain("INFO forged").doesNotContain("<script>");
         }
+        String longTradeNo = notices.keySet().stream().filter(n -> n.contains("T".repeat(65))).findFirst().orElseThrow();
+        assertThat(api.post("/api/payments/callback", null, longTradeNo, "X-Signature", sign(longTradeNo)).json()
+                .path("errors").get(0).path("message").asString()).isEqualTo("must be 1 to 64 letters, digits, dots, underscores or hyphens");
+        String notAnOrder = "{\"outTradeNo\":\"NOPE\",\"amount\":7.00,\"tradeNo\":\"T-8\"}";
+        assertThat(api.post("/api/payments/callback", null, notAnOrder, "X-Signature", sign(notAnOrder)).json()
+                .path("errors").get(0).path("message").asString()).startsWith("is not an order number");
         String negative = "{\"outTradeNo\":\"" + orderNo + "\",\"amount\":-1,\"tradeNo\":\"T-7\"}";
         Response zh = api.send(api.request("POST", "/api/payments/callback", null, negative, "X-Signature", sign(negative),
                 "Accept-Language", "zh-CN"));
@@ -540,6 +546,34 @@ public abstract class AbstractSafetyScenarios {
     }
 
     @Test
+    void aStaleAccessTokenDoesNotCloseTheEndpointsThatNeedNone() {
+        String stale = "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c3RhbGU";
+        Response login = api.send(api.request("POST", "/api/login", null, "{\"username\":\"" + user("stale") + "\"}",
+                "Authorization", stale));
+        assertThat(login.status()).as(login.toString()).isEqualTo(200);
+        assertThat(api.send(api.request("GET", "/v3/api-docs", null, null, "Authorization", stale)).status()).isEqualTo(200);
+        assertThat(api.send(api.request("GET", "/actuator/health", null, null, "Authorization", stale)).status()).isEqualTo(200);
+        String notice = "{\"outTradeNo\":\"0000000000000\",\"amount\":1.00,\"tradeNo\":\"T-stale\"}";
+        Response callback = api.send(api.request("POST", "/api/payments/callback", null, notice, "X-Signature", sign(notice),
+                "Authorization", stale));
+        assertThat(callback.problem()).as(callback.toString()).isEqualTo("order-not-found");
+        Response orders = api.send(api.request("GET", "/api/orders", null, null, "Authorization", stale));
+        assertThat(orders.status()).as("a protected endpoint still refuses it").isEqualTo(401);
+    }
+
+    @Test
+    void aHeaderValueWithAControlCharacterReadByTheApplicationIsA400NotA500() {
+        // Tomcat passes obs-text bytes through; the firewall refuses U+0085 when a controller reads the header
+        RawHttp.Answer answer = raw.post("/api/payments/callback", "{}", "Content-Type: application/json",
+                "X-Signature: a\u0085b");
+        assertThat(answer.status()).as(answer.toString()).isEqualTo(400);
+        assertThat(answer.body()).contains("malformed-http-request").doesNotContainIgnoringCase("exception");
+        Response tab = api.post("/api/payments/callback", null, "{}", "X-Signature", "a\tb");
+        assertThat(tab.status()).as("a tab is field content: the signature is simply wrong").isEqualTo(401);
+        assertThat(tab.problem()).isEqualTo("signature-invalid");
+    }
+
+    @Test
     void theOpenApiDocumentIsOpenAndShowsTheIdempotencyHeaders() {
         Response docs = api.get("/v3/api-docs", null);
         assertThat(docs.status()).isEqualTo(200);
@@ -551,8 +585,8 @@ public abstract class AbstractSafetyScenarios {
                 .as("the statuses an order answers").containsExactlyInAnyOrder("201", "400", "401", "409", "422", "429",
                         "503", "default");
         assertThat(paths.path("/api/seckill/activities/{activityId}/orders").path("post").path("responses").propertyNames())
-                .as("the statuses a purchase answers").containsExactlyInAnyOrder("201", "202", "400", "401", "409", "422",
-                        "429", "503", "default");
+                .as("the statuses a purchase answers").containsExactlyInAnyOrder("201", "202", "400", "401", "409", "429",
+                        "503", "default");
         assertThat(paths.path("/api/products").path("get").path("responses").propertyNames())
                 .as("a read answers no idempotency problems").containsExactlyInAnyOrder("200", "400", "401", "default");
         assertThat(paths.path("/api/payments/callback").path("post").path("responses").path("401").path("description")
@@ -561,7 +595,11 @@ public abstract class AbstractSafetyScenarios {
         assertThat(conflict.path("content").path("application/problem+json").path("schema").path("$ref").asString())
                 .isEqualTo("#/components/schemas/Problem");
         assertThat(docs.json().path("components").path("schemas").path("Problem").path("properties").propertyNames())
-                .containsExactly("type", "title", "status", "detail", "instance", "errors");
+                .containsExactly("type", "title", "status", "detail", "instance", "errors", "orderNo", "firstStatus",
+                        "firstResult");
+        assertThat(conflict.path("description").asString()).contains("duplicate-submission");
+        assertThat(paths.path("/api/orders").path("post").path("responses").path("409").path("description").asString())
+                .contains("idempotency-request-in-progress");
         JsonNode token = paths.path("/api/seckill/activities/{activityId}/orders").path("post").path("parameters");
         token.forEach(p -> {
             if (p.path("in").asString().equals("header")) {

@@ -730,6 +730,12 @@ public abstract class AbstractSeckillScenarios {
         Response emptyName = api.post("/api/login", null, "{\"username\":\"\"}");
         assertThat(emptyName.problem()).isEqualTo("validation-failed");
         assertThat(emptyName.json().path("errors")).as("one error for one wrong field").hasSize(1);
+        Response gzipAnonymous = api.send(api.request("POST", "/api/orders", null, order, "Content-Encoding", "gzip"));
+        assertThat(gzipAnonymous.status()).as("authentication first").isEqualTo(401);
+        Response gzipped = api.send(api.request("POST", "/api/orders", alice, order, "Idempotency-Key", Api.businessId(alice),
+                "Content-Encoding", "gzip"));
+        assertThat(gzipped.header("Accept-Encoding")).isEqualTo("identity");
+        assertThat(gzipped.header("X-Content-Type-Options")).as("the security headers too").isEqualTo("nosniff");
         for (Bad bad : cases) {
             nextWindow();
             Response response = bad.request().call();

@@ -53,7 +53,7 @@ class EmbeddedSafetyTest extends AbstractSafetyScenarios {
         }
         int openFrom = output.getOut().length();
         try (ConfigurableApplicationContext open = startOutsideDemoMode("seckill-login-opened",
-                "--seckill.auth.password-less-login=true")) {
+                "--seckill.auth.password-less-login=on")) {
             Api.Response answer = loginAt(open, login);
             assertThat(answer.status()).as(answer.toString()).isEqualTo(200);
             assertThat(answer.text("username")).isEqualTo("mallory");

@@ -57,6 +57,18 @@ public final class RawHttp {
         return exchange(request.toString().getBytes(StandardCharsets.ISO_8859_1));
     }
 
+    /** {@code POST target HTTP/1.1} with {@code headerLines} and {@code body} (ISO-8859-1, so any byte can be sent). */
+    public Answer post(String target, String body, String... headerLines) {
+        StringBuilder request = new StringBuilder().append("POST ").append(target).append(" HTTP/1.1")
+                .append("\r\nHost: 127.0.0.1\r\nConnection: close\r\n");
+        for (String line : headerLines) {
+            request.append(line).append("\r\n");
+        }
+        byte[] bytes = body.getBytes(StandardCharsets.ISO_8859_1);
+        request.append("Content-Length: ").append(bytes.length).append("\r\n\r\n").append(body);
+        return exchange(request.toString().getBytes(StandardCharsets.ISO_8859_1));
+    }
+
     public Answer get(String target, String... headerLines) {
         return send("GET", target, "HTTP/1.1", headerLines);
     }

@@ -28,7 +28,7 @@ class DemoConfiguration {
         return event -> {
             String port = event.getApplicationContext().getEnvironment().getProperty("local.server.port");
             if (!properties.demo().enabled() && event.getApplicationContext().containsBean("loginController")) {
-                log.warn("seckill.auth.password-less-login=true: POST /api/login issues an access token for any"
+                log.warn("seckill.auth.password-less-login is on: POST /api/login issues an access token for any"
                         + " user name without a password. For test environments only; never expose this instance.");
             }
             if (properties.demo().enabled()) {

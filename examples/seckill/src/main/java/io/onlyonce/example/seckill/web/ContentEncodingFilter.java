@@ -8,7 +8,8 @@ import java.io.IOException;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
- * Refuses a request body sent with a {@code Content-Encoding} other than {@code identity} (gzip, say):
+ * Refuses a request body sent with a {@code Content-Encoding} other than {@code identity} (gzip, say;
+ * a request without a body passes whatever it says):
  * 415 {@code unsupported-media-type} with {@code Accept-Encoding: identity} (RFC 7694). Nothing here
  * decompresses, and a compressed body must not be read as if it were plain. Runs after Spring
  * Security (an unauthenticated request is 401 first, and the answer has the security headers) and
@@ -26,7 +27,8 @@ public final class ContentEncodingFilter extends OncePerRequestFilter {
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
         String coding = request.getHeader("Content-Encoding");
-        if (coding != null && !identity(coding)) {
+        boolean body = request.getContentLengthLong() > 0 || request.getHeader("Transfer-Encoding") != null;
+        if (body && coding != null && !identity(coding)) {
             response.setHeader("Accept-Encoding", "identity");
             problems.write(request, response, AppProblem.UNSUPPORTED_MEDIA_TYPE);
             return;

@@ -81,6 +81,8 @@ class OpenApiOperations implements OpenApiCustomizer {
         }
         boolean keyed = hasHeader(operation, "idempotency-key");
         boolean tokened = hasHeader(operation, "idempotency-token");
+        // the flash sale's token and order requests: the request window and the sale's own availability
+        boolean flashSale = path.startsWith("/api/seckill/activities/") && (path.endsWith("/orders") || path.endsWith("/tokens"));
         if (keyed || tokened) {
             problem(responses, "409", (tokened ? "duplicate-submission (with firstStatus and firstResult when known), "
                     : "idempotency-request-in-progress (Retry-After), ") + "or a business conflict such as sold-out or"
@@ -88,10 +90,12 @@ class OpenApiOperations implements OpenApiCustomizer {
             if (keyed) {
                 problem(responses, "422", "idempotency-key-reused: the same key with another request");
             }
+        }
+        if (keyed || tokened || flashSale) {
             problem(responses, "429", "too-many-requests: the caller's request rate (Retry-After)"
-                    + (path.startsWith("/api/seckill/") ? "; duplicate-request: the same request again within the window" : ""));
-            problem(responses, "503", "idempotency-store-unavailable or sale-unavailable (Retry-After): nothing was done,"
-                    + " retry");
+                    + (flashSale ? "; duplicate-request: the same request again within the window" : ""));
+            problem(responses, "503", "idempotency-store-unavailable" + (flashSale ? " or sale-unavailable" : "")
+                    + " (Retry-After): nothing was done, retry");
         }
         problem(responses, "default", "any other problem (RFC 9457), in English or Chinese by Accept-Language");
     }

@@ -109,7 +109,7 @@ public class ProblemErrorReportValve extends ErrorReportValve {
      * {@code / _ . ~ -} only, as {@code ProblemErrorController} keeps it, and no empty, {@code .} or
      * {@code ..} segment); else none: what Tomcat refused is not echoed.
      */
-    static @Nullable String instance(String rawUri) {
+    public static @Nullable String instance(String rawUri) {
         int query = rawUri.indexOf('?');
         String path = query < 0 ? rawUri : rawUri.substring(0, query);
         if (path.isEmpty() || path.length() > 2048 || path.charAt(0) != '/' || path.contains("//")

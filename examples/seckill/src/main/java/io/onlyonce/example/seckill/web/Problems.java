@@ -42,12 +42,19 @@ public class Problems {
         body.put("title", detail.getTitle());
         body.put("status", detail.getStatus());
         body.put("detail", detail.getDetail());
-        body.put("instance", request.getRequestURI());
+        String instance = ProblemErrorReportValve.instance(request.getRequestURI());
+        if (instance != null) {
+            body.put("instance", instance);
+        }
         return body;
     }
 
-    /** The caller's locale from Accept-Language, English when there is none. */
+    /** The caller's locale from Accept-Language; English when there is none or the firewall refuses its value. */
     public static Locale locale(HttpServletRequest request) {
-        return request.getHeader("Accept-Language") == null ? Locale.ENGLISH : request.getLocale();
+        try {
+            return request.getHeader("Accept-Language") == null ? Locale.ENGLISH : request.getLocale();
+        } catch (RuntimeException refused) {
+            return Locale.ENGLISH;
+        }
     }
 }

@@ -4,6 +4,7 @@ import io.onlyonce.example.seckill.SeckillProperties;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.web.servlet.LocaleResolver;
 import org.springframework.core.Ordered;
 
 /**
@@ -26,6 +27,12 @@ class WebConfiguration {
         FilterRegistrationBean<BodyLimitFilter> registration = new FilterRegistrationBean<>(new BodyLimitFilter(limit, problems));
         registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
         return registration;
+    }
+
+    /** Named so that it replaces Spring MVC's default locale resolver. */
+    @Bean
+    LocaleResolver localeResolver() {
+        return new FirewallSafeLocaleResolver();
     }
 
     /** After Spring Security's filters (-100), before the request window's (-95 and -90). */

@@ -487,6 +487,8 @@ public abstract class AbstractSafetyScenarios {
         assertThat(problems.get("HTTP/9.9").path("instance").asString()).isEqualTo("/api/products");
         assertThat(problems.get("encoded slash").has("instance")).isFalse();
         assertThat(problems.get("backslash").has("instance")).isFalse();
+        assertThat(problems.get("..;/").has("instance")).as("the firewall's refusals too").isFalse();
+        assertThat(problems.get("double slash").has("instance")).isFalse();
         RawHttp.Answer traced = raw.get("/api/products", "X-Request-ID: trace-7", "X-Note: a\rb");
         assertThat(traced.status()).isEqualTo(400);
         assertThat(traced.header("X-Request-ID")).as(traced.toString()).isEqualTo("trace-7");
@@ -568,6 +570,12 @@ public abstract class AbstractSafetyScenarios {
                 "X-Signature: a\u0085b");
         assertThat(answer.status()).as(answer.toString()).isEqualTo(400);
         assertThat(answer.body()).contains("malformed-http-request").doesNotContainIgnoringCase("exception");
+        RawHttp.Answer language = raw.post("/api/login", "{\"username\":\"\"}", "Content-Type: application/json",
+                "Accept-Language: zh-CN\u0085");
+        assertThat(language.status()).as("a refused Accept-Language is ignored: English").isEqualTo(400);
+        assertThat(language.body()).contains("validation-failed").contains("is required");
+        RawHttp.Answer unknown = raw.get("/api/nothing-here", "Accept-Language: zh\u0085");
+        assertThat(unknown.status()).isEqualTo(401);
         Response tab = api.post("/api/payments/callback", null, "{}", "X-Signature", "a\tb");
         assertThat(tab.status()).as("a tab is field content: the signature is simply wrong").isEqualTo(401);
         assertThat(tab.problem()).isEqualTo("signature-invalid");
@@ -587,6 +595,10 @@ public abstract class AbstractSafetyScenarios {
         assertThat(paths.path("/api/seckill/activities/{activityId}/orders").path("post").path("responses").propertyNames())
                 .as("the statuses a purchase answers").containsExactlyInAnyOrder("201", "202", "400", "401", "409", "429",
                         "503", "default");
+        assertThat(paths.path("/api/seckill/activities/{activityId}/tokens").path("post").path("responses").propertyNames())
+                .as("a token request meets the window").contains("429", "503");
+        assertThat(paths.path("/api/orders").path("post").path("responses").path("503").path("description").asString())
+                .doesNotContain("sale-unavailable");
         assertThat(paths.path("/api/products").path("get").path("responses").propertyNames())
                 .as("a read answers no idempotency problems").containsExactlyInAnyOrder("200", "400", "401", "default");
         assertThat(paths.path("/api/payments/callback").path("post").path("responses").path("401").path("description")

@@ -49,7 +49,7 @@ class EmbeddedSafetyTest extends AbstractSafetyScenarios {
             assertThat(answer.body()).doesNotContain("accessToken");
             assertThat(new JdbcTemplate(closed.getBean(DataSource.class)).queryForObject(
                     "SELECT count(*) FROM users WHERE username = 'mallory'", Integer.class)).isZero();
-            assertThat(output.getOut().substring(closedFrom)).doesNotContain("password-less-login=true");
+            assertThat(output.getOut().substring(closedFrom)).doesNotContain("password-less-login is on");
         }
         int openFrom = output.getOut().length();
         try (ConfigurableApplicationContext open = startOutsideDemoMode("seckill-login-opened",
@@ -57,7 +57,7 @@ class EmbeddedSafetyTest extends AbstractSafetyScenarios {
             Api.Response answer = loginAt(open, login);
             assertThat(answer.status()).as(answer.toString()).isEqualTo(200);
             assertThat(answer.text("username")).isEqualTo("mallory");
-            assertThat(output.getOut().substring(openFrom)).contains("WARN").contains("seckill.auth.password-less-login=true")
+            assertThat(output.getOut().substring(openFrom)).contains("WARN").contains("seckill.auth.password-less-login is on")
                     .doesNotContain("DEMO MODE");
         }
     }

@@ -7,12 +7,14 @@ import static org.awaitility.Awaitility.await;
 import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.jdbc.JdbcDialect;
 import io.onlyonce.messaging.ScratchDatabase.PoolMode;
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -360,11 +362,20 @@ abstract class RelaySuite {
         RelayConfig config = quick().batchSize(50).build();
         OutboxRelay relayA = new OutboxRelay(t.dataSource(), t.dialect(), transport, config);
         OutboxRelay relayB = new OutboxRelay(t.database().secondDataSource(), t.dialect(), transport, config);
+        // both pools connected and all four loops released together: otherwise one relay may claim
+        // every row while the other pool still opens its first connection
+        for (DataSource pool : List.of(t.dataSource(), t.database().secondDataSource())) {
+            try (Connection warm = pool.getConnection()) {
+                assertThat(warm.isValid(5)).isTrue();
+            }
+        }
+        CountDownLatch start = new CountDownLatch(1);
         ExecutorService pollers = Executors.newFixedThreadPool(4);
         try {
             List<Future<Integer>> loops = new ArrayList<>();
             for (OutboxRelay relay : List.of(relayA, relayA, relayB, relayB)) {
                 loops.add(pollers.submit(() -> {
+                    start.await();
                     int claimed = 0;
                     for (int idle = 0; idle < 3;) {
                         int count = relay.pollOnce();
@@ -374,6 +385,7 @@ abstract class RelaySuite {
                     return claimed;
                 }));
             }
+            start.countDown();
             int claimed = 0;
             for (Future<Integer> loop : loops) {
                 claimed += loop.get(120, TimeUnit.SECONDS);

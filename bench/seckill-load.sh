@@ -28,14 +28,16 @@
 #  1. a bare Spring Boot webmvc app (bench/minimal-web): GET /ping
 #  2. examples/seckill, seckill.fast-path.enabled=false (the synchronous path): GET /api/ping, then
 #     purchases (201 + order row + optimistic-lock stock UPDATE in the request)
-#  3. examples/seckill, seckill.fast-path.enabled=true: GET /api/ping, then purchases (202 +
-#     reservation; orders written by the queue's consumers)
+#  3. examples/seckill, seckill.fast-path.enabled=true and seckill.fast-path.consumers=0: GET /api/ping,
+#     then purchases (202 + reservation, queued); then a second instance with consumers on (a worker)
+#     drains the queue: the orders it writes per second are the fast path's drain rate
 #
 # Every purchase is a real one: a distinct user with a valid one-time token, prepared over HTTP before
 # the measured phase (bench/seckill/Prepare.java) and sent once (bench/seckill/load.lua). The flash sale
 # is the demo data's sale 1 with a stock that does not sell out, and the per-user limits are off
 # (seckill.limits.enabled=false); the request window, the one-time tokens and the data layer stay on.
-# Orders written per second are read by polling SELECT count(*) FROM orders every 200 ms.
+# Orders written per second are read by polling SELECT count(*) FROM orders every 200 ms: the synchronous
+# path's during its measured phase, the fast path's while the worker drains the measured phase's reservations.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -156,11 +158,11 @@ wait_orders() {
   done
 }
 
-# drain_rate <poll file>: orders written per second from the last sample before the first new order to
-# the first sample with the final count
+# drain_rate <poll file> <from>: orders written per second, counted from the last sample at or below
+# <from> orders written (and after the first sample) to the first sample with the final count
 drain_rate() {
-  awk 'NR == 1 { base = $2; t0 = $1 }
-       $2 == base { t0 = $1 }
+  awk -v from="$2" 'NR == 1 { base = $2; t0 = $1 }
+       $2 <= from || $2 == base { base = $2; t0 = $1 }
        { if ($2 != last) { t1 = $1; last = $2 } }
        END { n = last - base; s = (t1 - t0) / 1000; printf "%d %.3f %.1f\n", n, s, (s > 0 ? n / s : 0) }' "$1"
 }
@@ -199,20 +201,26 @@ summarise_jfr() { # file
     sort | uniq -c | sort -rn | awk "NR <= 25" | sed 's/^/      /'
 }
 
-start_seckill() { # name fast-path-enabled port
-  local name=$1 fast=$2 port=$3
+start_seckill() { # name fast-path-enabled port [extra service args...]: a fresh database and fresh Redis keys
+  local name=$1 fast=$2 port=$3; shift 3
   dropdb "${pg[@]}" --if-exists "$db"
   createdb "${pg[@]}" "$db"
   for prefix in "$oo_prefix" "$fast_prefix"; do
     redis-cli --scan --pattern "${prefix}*" | xargs -r -d '\n' -n 500 redis-cli unlink >/dev/null
   done
-  SECKILL_JWT_SECRET="$jwt_secret" SECKILL_PAYMENT_SECRET="$(openssl rand -hex 32)" \
-    ONLYONCE_TOKEN_SECRET="$(openssl rand -hex 32)" \
+  payment_secret=$(openssl rand -hex 32) token_secret=$(openssl rand -hex 32)
+  join_seckill "$name" "$fast" "$port" "$@"
+}
+
+join_seckill() { # name fast-path-enabled port [extra service args...]: one more instance on the same data
+  local name=$1 fast=$2 port=$3; shift 3
+  SECKILL_JWT_SECRET="$jwt_secret" SECKILL_PAYMENT_SECRET="$payment_secret" \
+    ONLYONCE_TOKEN_SECRET="$token_secret" \
     PG_URL="jdbc:postgresql://127.0.0.1:5432/$db" ONLYONCE_REDIS_PREFIX="$oo_prefix" \
     SECKILL_FAST_PATH_PREFIX="$fast_prefix" \
     java "${java_opts[@]}" -jar "$jar" --spring.profiles.active=postgres,redis --server.port="$port" \
       --seckill.fast-path.enabled="$fast" --seckill.limits.enabled=false --seckill.auth.password-less-login=true \
-      --seckill.demo-data.flash-sale-stock=100000000 ${service_args[@]+"${service_args[@]}"} > "$out/$name.log" 2>&1 &
+      --seckill.demo-data.flash-sale-stock=100000000 "$@" ${service_args[@]+"${service_args[@]}"} > "$out/$name.log" 2>&1 &
   service_pid=$!
   pids+=("$service_pid")
   wait_up "http://127.0.0.1:$port/actuator/health" "$service_pid"
@@ -254,9 +262,14 @@ measure_ping() {
   wrk_run "$1-ping" "$seconds" "$2/api/ping" -H "Authorization: Bearer $jwt"
 }
 
-# measure_purchases <name> <base> <users>: prints "<wrk result> drain=<orders> <seconds> <orders/s>"
+# measure_purchases <name> <base> <users>: prints "<wrk result> orders=<n> answered_2xx=<n> drain=<orders>,<seconds>,<orders/s>"
+# The synchronous path writes its orders in the requests: its rate is the measured phase's. The fast
+# path's instance runs without consumers (seckill.fast-path.consumers=0), so that warm-up and measured
+# purchases wait in the queue; then a worker instance (the same jar, consumers on) is started and
+# drains it: first the warm-up's reservations (its warm-up), then the measured phase's, whose
+# orders/s are the drain rate.
 measure_purchases() {
-  local name=$1 base=$2 users=$3 warm_users measured_users warm measured expected poller
+  local name=$1 base=$2 users=$3 warm_users measured_users warm measured expected poller drain
   warm_users=$((users * warmup / (warmup + seconds) + 1))
   measured_users=$((users - warm_users))
   log "$name: preparing $users users (rows in users) and their one-time tokens (over HTTP)"
@@ -268,7 +281,7 @@ measure_purchases() {
     "$out/$name.pairs" >&2
   log "$name: warm-up purchases ($warmup s)"
   warm=$(wrk_run "$name-purchase-warmup" "$warmup" "$base" -- "$out/$name-warm.pairs" "$threads" "$activity" "$product")
-  wait_orders "$(field "$warm" ok)"
+  if [[ $name == sync ]]; then wait_orders "$(field "$warm" ok)"; fi
   log "$name: purchases ($seconds s, $connections connections)"
   poll_orders "$out/$name-orders.txt" &
   poller=$!
@@ -280,10 +293,26 @@ measure_purchases() {
   measured=$(wrk_run "$name-purchase" "$seconds" "$base" -- "$out/$name.pairs" "$threads" "$activity" "$product")
   if $pg_waits; then stop "$pg_sampler"; fi
   expected=$(( $(field "$warm" ok) + $(field "$measured" ok) ))
-  wait_orders "$expected"
-  sleep 0.5
-  stop "$poller"
-  echo "$measured orders=$(orders) answered_2xx=$expected drain=$(drain_rate "$out/$name-orders.txt" | tr ' ' ',')"
+  if [[ $name == sync ]]; then
+    wait_orders "$expected"
+    sleep 0.5
+    stop "$poller"
+    drain=$(drain_rate "$out/$name-orders.txt" 0)
+  else
+    stop "$poller"
+    log "$name: $(orders) orders written while $expected reservations were queued; starting the worker instance"
+    poll_orders "$out/$name-drain-orders.txt" &
+    poller=$!
+    pids+=("$poller")
+    join_seckill "$name-worker" true "$(free_port $((${base##*:} + 1)))"
+    worker_pid=$service_pid
+    wait_orders "$expected"
+    sleep 0.5
+    stop "$poller"
+    stop "$worker_pid"
+    drain=$(drain_rate "$out/$name-drain-orders.txt" "$(field "$warm" ok)")
+  fi
+  echo "$measured orders=$(orders) answered_2xx=$expected drain=$(tr ' ' ',' <<<"$drain")"
 }
 
 declare -A R W
@@ -306,7 +335,11 @@ for mode in sync fast; do
   users=$sync_users; fast=false
   if [[ $mode == fast ]]; then users=$fast_users; fast=true; fi
   log "$mode path: starting examples/seckill on port $port (seckill.fast-path.enabled=$fast, database $db)"
-  start_seckill "$mode" "$fast" "$port"
+  if [[ $mode == fast ]]; then
+    start_seckill "$mode" "$fast" "$port" --seckill.fast-path.consumers=0
+  else
+    start_seckill "$mode" "$fast" "$port"
+  fi
   base="http://127.0.0.1:$port"
   measure_ping "$mode" "$base" > "$out/$mode-ping.result"
   measure_purchases "$mode" "$base" "$users" > "$out/$mode.result"
@@ -341,7 +374,7 @@ for key in sync fast; do
   [[ -n "${R[$key]:-}" ]] || continue
   v=${R[$key]}
   printf '%-58s %s orders in %s s = %s orders/s (orders table %s; purchases answered 2xx %s, the rest were in flight when wrk stopped)\n' \
-    "orders written to the database, $key" "$(drained "$v" 1)" "$(drained "$v" 2)" "$(drained "$v" 3)" \
+    "orders written to the database, $key$([[ $key == fast ]] && echo ' (worker draining the queue)')" "$(drained "$v" 1)" "$(drained "$v" 2)" "$(drained "$v" 3)" \
     "$(field "$v" orders)" "$(field "$v" answered_2xx)"
 done
 echo

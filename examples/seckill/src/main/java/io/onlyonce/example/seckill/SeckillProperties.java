@@ -152,7 +152,9 @@ public record SeckillProperties(
      * @param claimIdle how long a reservation may stay delivered to a consumer without being
      *     acknowledged before another consumer takes it over (a consumer that died)
      * @param reconcileInterval how often the reconciler compares Redis with the database
-     * @param consumers consumer threads per running flash sale in this instance
+     * @param consumers consumer threads per running flash sale in this instance; 0 for an instance
+     *     that only decides purchases while other instances write the orders (a web tier and a
+     *     worker tier of one service)
      */
     public record FastPath(@DefaultValue("false") boolean enabled, @DefaultValue("seckill:fast:") String keyPrefix,
             @DefaultValue("500") int batchSize, @DefaultValue("50ms") Duration pollInterval,
@@ -160,8 +162,11 @@ public record SeckillProperties(
             @DefaultValue("1") int consumers) {
 
         public FastPath {
-            if (batchSize < 1 || consumers < 1) {
-                throw new IllegalArgumentException("seckill.fast-path.batch-size and consumers must be positive");
+            if (batchSize < 1) {
+                throw new IllegalArgumentException("seckill.fast-path.batch-size must be positive");
+            }
+            if (consumers < 0) {
+                throw new IllegalArgumentException("seckill.fast-path.consumers must be 0 or more");
             }
             if (pollInterval.isNegative() || pollInterval.isZero() || claimIdle.isNegative() || claimIdle.isZero()
                     || reconcileInterval.isNegative() || reconcileInterval.isZero()) {

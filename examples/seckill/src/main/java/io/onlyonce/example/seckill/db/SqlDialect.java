@@ -2,7 +2,11 @@ package io.onlyonce.example.seckill.db;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
 import java.util.Locale;
+import java.util.StringJoiner;
 import javax.sql.DataSource;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.DuplicateKeyException;
@@ -14,7 +18,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * aborts a whole transaction on a unique violation, so it gets {@code ON CONFLICT DO NOTHING};
  * MySQL/MariaDB get {@code INSERT IGNORE}; H2 keeps the transaction usable after the error, so the
  * plain INSERT's {@link DuplicateKeyException} is caught. Each waits for a concurrent uncommitted
- * duplicate to commit or roll back first.
+ * duplicate to commit or roll back first. Also a condition on a list of values ({@link #anyOf}).
  */
 public enum SqlDialect {
     H2,
@@ -59,5 +63,51 @@ public enum SqlDialect {
             }
             throw e;
         }
+    }
+
+    /**
+     * A condition that {@code column} is one of {@code values}, with its positional parameters. On
+     * PostgreSQL it is {@code column = ANY(?)} with one array parameter, one statement text whatever
+     * the count and no statement of thousands of parameters (run it under
+     * {@link #planForTheseValues}: a generic plan compares every row it reads with every value).
+     * Elsewhere {@code column IN (?, ?, ...)}.
+     *
+     * @param values at least one
+     * @param type the element type: String or Long
+     */
+    public Condition anyOf(String column, Collection<?> values, Class<?> type) {
+        if (values.isEmpty()) {
+            throw new IllegalArgumentException("no values for " + column);
+        }
+        if (this == POSTGRESQL) {
+            Object array = type == Long.class ? values.toArray(Long[]::new) : values.toArray(String[]::new);
+            return new Condition(column + " = ANY(?)", List.of(array));
+        }
+        StringJoiner marks = new StringJoiner(", ", column + " IN (", ")");
+        values.forEach(v -> marks.add("?"));
+        return new Condition(marks.toString(), new ArrayList<>(values));
+    }
+
+    /**
+     * Makes PostgreSQL plan each statement of the current transaction for the values it is run with
+     * ({@code SET LOCAL plan_cache_mode = force_custom_plan}); nothing elsewhere. A prepared statement
+     * run often gets a generic plan, made once and kept: made while a table was nearly empty (a flash
+     * sale's first second), it scans the table for every value of a list long after the table has
+     * grown (a 500-value lookup on a 40,000-row table took 200 ms instead of 2 ms). A custom plan
+     * sees the table's current size and the values' count.
+     */
+    public void planForTheseValues(JdbcClient jdbc) {
+        if (this == POSTGRESQL) {
+            jdbc.sql("SET LOCAL plan_cache_mode = force_custom_plan").update();
+        }
+    }
+
+    /**
+     * A piece of a WHERE clause and the positional parameters it takes, in order.
+     *
+     * @param sql the condition
+     * @param parameters its parameters
+     */
+    public record Condition(String sql, List<Object> parameters) {
     }
 }

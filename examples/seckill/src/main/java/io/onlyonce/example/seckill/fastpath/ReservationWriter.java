@@ -65,6 +65,7 @@ public class ReservationWriter {
     }
 
     private Decision soldOut(long activityId, QueuedReservation reservation) {
+        repository.planForTheseValues();
         repository.insertDecision(reservation.id(), reservation.productId(), reservation.quantity(), Decision.SOLD_OUT,
                 clock.millis());
         ReservationRepository.Row row = repository.find(reservation.id().toString()).orElseThrow();
@@ -72,15 +73,16 @@ public class ReservationWriter {
     }
 
     private List<Decision> decide(long activityId, List<QueuedReservation> batch) {
+        repository.planForTheseValues();
         // one entry per reservation, in id order (the same lock order in every consumer)
         Map<String, QueuedReservation> byId = new TreeMap<>();
         batch.forEach(r -> byId.putIfAbsent(r.id().toString(), r));
         Map<String, ReservationRepository.Row> decided = repository.find(byId.keySet());
 
         List<QueuedReservation> open = byId.values().stream().filter(r -> !decided.containsKey(r.id().toString())).toList();
-        Set<Long> live = new HashSet<>(repository.liveBuyers(activityId,
-                open.stream().map(r -> r.id().userId()).distinct().toList()));
         Map<Long, BigDecimal> prices = repository.prices(activityId);
+        Set<Long> live = new HashSet<>(repository.liveBuyers(activityId,
+                open.stream().map(r -> r.id().userId()).distinct().toList(), prices.keySet()));
         Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
 
         List<Decision> proposed = new ArrayList<>(open.size());

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The fast path's invariants as users meet them: the service (the packaged jar, in a process of its
- * own, on PostgreSQL and Redis) sells a flash sale of 1,000 units to 5,000 users making 20,000
+ * own, on PostgreSQL or MariaDB, and Redis) sells a flash sale of 1,000 units to 5,000 users making 20,000
  * purchase attempts at once (a subclass may scale this down), 30 % of them duplicates (the same
  * one-time token sent again, or the same user buying again with a new token). A client whose
  * request got no answer (connection refused, 503) sends it again, as a real one does. A subclass
@@ -56,6 +56,23 @@ abstract class AbstractFastPathScenario {
 
     /** The Redis the service uses. */
     protected abstract int redisPort();
+
+    /** Whether the service runs on MariaDB instead of PostgreSQL. */
+    protected boolean onMariaDb() {
+        return false;
+    }
+
+    /** Arguments the service gets on top of the scenario's. */
+    protected List<String> moreArguments() {
+        return List.of();
+    }
+
+    /** The service's arguments, as the scenario started it (for a second instance on the same data). */
+    protected final List<String> arguments() {
+        return List.copyOf(arguments);
+    }
+
+    private final List<String> arguments = new ArrayList<>();
 
     /** Something broken while the purchases run, once half the stock is reserved. */
     protected abstract void disrupt(ServiceProcess service) throws Exception;
@@ -82,19 +99,23 @@ abstract class AbstractFastPathScenario {
         final int STOCK = (int) (FULL_STOCK * scale());
         final int ATTEMPTS = (int) (FULL_ATTEMPTS * scale());
         String database = ExternalDatabases.newName();
-        ExternalDatabases.createPostgres(database);
+        String url = onMariaDb() ? ExternalDatabases.createMysql(database) : ExternalDatabases.createPostgres(database);
+        String user = onMariaDb() ? ExternalDatabases.mysqlUser() : ExternalDatabases.postgresUser();
+        String password = onMariaDb() ? ExternalDatabases.mysqlPassword() : ExternalDatabases.postgresPassword();
         String prefix = "seckill-fast-it:" + database + ":";
-        List<String> arguments = new ArrayList<>(TestSecrets.args());
-        arguments.addAll(List.of("--spring.profiles.active=postgres,redis",
-                "--spring.datasource.url=jdbc:postgresql://127.0.0.1:5432/" + database,
-                "--spring.datasource.username=" + ExternalDatabases.postgresUser(),
-                "--spring.datasource.password=" + ExternalDatabases.postgresPassword(),
+        arguments.clear();
+        arguments.addAll(TestSecrets.args());
+        arguments.addAll(List.of("--spring.profiles.active=" + (onMariaDb() ? "mysql" : "postgres") + ",redis",
+                "--spring.datasource.url=" + url,
+                "--spring.datasource.username=" + user,
+                "--spring.datasource.password=" + password,
                 "--spring.data.redis.host=127.0.0.1", "--spring.data.redis.port=" + redisPort(),
                 "--onlyonce.redis.key-prefix=" + prefix, "--seckill.fast-path.key-prefix=" + prefix + "fast:",
                 "--seckill.fast-path.claim-idle=3s", "--seckill.fast-path.reconcile-interval=1s",
                 "--seckill.demo-data.flash-sale-stock=" + STOCK, "--seckill.limits.enabled=false",
                 "--onlyonce.dedup.enabled=false", "--logging.level.root=WARN",
                 "--logging.level.io.onlyonce.example.seckill.fastpath=INFO"));
+        arguments.addAll(moreArguments());
         try (ServiceProcess service = ServiceProcess.of(name(), arguments, Map.of())) {
             service.start();
             Api api = new Api(service.port());
@@ -169,8 +190,7 @@ abstract class AbstractFastPathScenario {
                 Map<String, Long> endings = new java.util.TreeMap<>();
                 ends.values().forEach(e -> endings.merge(e.startsWith("ORDERED") ? "ORDERED" : e, 1L, Long::sum));
                 System.out.printf("%s: answers %s; reservations %d: %s%n", name(), answers, reservations.size(), endings);
-                try (Connection db = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/" + database,
-                        ExternalDatabases.postgresUser(), ExternalDatabases.postgresPassword());
+                try (Connection db = DriverManager.getConnection(url, user, password);
                         RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", redisPort()));
                         StatefulRedisConnection<String, String> redis = client.connect()) {
                     String stockKey = prefix + "fast:{a" + ACTIVITY + "}:stock";
@@ -199,7 +219,11 @@ abstract class AbstractFastPathScenario {
                 pool.shutdownNow();
             }
         } finally {
-            ExternalDatabases.dropPostgres(database);
+            if (onMariaDb()) {
+                ExternalDatabases.dropMysql(database);
+            } else {
+                ExternalDatabases.dropPostgres(database);
+            }
         }
     }
 

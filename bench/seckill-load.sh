@@ -16,8 +16,8 @@
 # steady 23,000-25,000 after about 90 s (C2 compiles the long filter chain in stages, competing for
 # the two cores with the load). Figures taken earlier compare compilers, not code. So the minimal app
 # and each service instance are first loaded with GET requests in 5 s rounds for at least
-# --min-warmup seconds, and then until a round is no more than 3 % faster than the best round before
-# it (at most --max-warmup seconds; the rounds are logged); then the purchase path gets --warmup
+# --min-warmup seconds, and then until six rounds in a row were none more than 3 % faster than the best
+# round before them (at most --max-warmup seconds; the rounds are logged); then the purchase path gets --warmup
 # seconds of its own before the measured phase.
 #
 # --jfr records each service's measured purchase phase (jcmd JFR.start, settings=profile) and prints its
@@ -237,16 +237,18 @@ login() { # base username
 }
 
 # warm_until_steady <name> <url> [wrk args...]: 5 s rounds for at least --min-warmup seconds, then until
-# a round is at most 3 % faster than the best round before it, or --max-warmup seconds have passed
+# six rounds in a row (30 s) were none more than 3 % faster than the best round before them, or
+# --max-warmup seconds have passed
 warm_until_steady() {
-  local name=$1 url=$2 round=0 elapsed=0 best=0 now result; shift 2
+  local name=$1 url=$2 round=0 elapsed=0 best=0 flat=0 now result; shift 2
   while [[ $elapsed -lt $max_warmup ]]; do
     round=$((round + 1))
     result=$(wrk_run "$name-warmup-$round" 5 "$url" "$@")
     now=$(rps "$result")
     elapsed=$((elapsed + 5))
     log "$name: warm-up round $round: $now req/s"
-    if [[ $elapsed -ge $min_warmup ]] && awk -v a="$now" -v b="$best" 'BEGIN { exit !(a <= b * 1.03) }'; then
+    if awk -v a="$now" -v b="$best" 'BEGIN { exit !(a <= b * 1.03) }'; then flat=$((flat + 1)); else flat=0; fi
+    if [[ $elapsed -ge $min_warmup && $flat -ge 6 ]]; then
       break
     fi
     best=$(awk -v a="$now" -v b="$best" 'BEGIN { print (a > b ? a : b) }')

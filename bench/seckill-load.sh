@@ -156,6 +156,7 @@ wait_orders() {
     if [[ $same -ge 50 ]]; then echo "orders stopped at $count, $1 purchases were answered 2xx" >&2; return 0; fi
     sleep 0.2
   done
+  echo "gave up waiting for $1 orders after 1,500 polls: $(orders) written; the drain figure is truncated" >&2
 }
 
 # drain_rate <poll file> <from>: orders written per second, counted from the last sample at or below
@@ -306,8 +307,10 @@ measure_purchases() {
     poll_orders "$out/$name-drain-orders.txt" &
     poller=$!
     pids+=("$poller")
+    web_pid=$service_pid
     join_seckill "$name-worker" true "$(free_port $((${base##*:} + 1)))"
     worker_pid=$service_pid
+    service_pid=$web_pid # the main loop stops the web instance
     wait_orders "$expected"
     sleep 0.5
     stop "$poller"

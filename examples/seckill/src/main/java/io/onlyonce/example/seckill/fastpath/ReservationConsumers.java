@@ -62,6 +62,10 @@ public class ReservationConsumers implements SmartLifecycle {
     @Override
     public void start() {
         started = true;
+        if (settings.consumers() == 0) {
+            log.info("fast path: this instance decides purchases only (seckill.fast-path.consumers=0); "
+                    + "instances with consumers write the queued reservations as orders");
+        }
         scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "seckill-fastpath-reconciler");
             t.setDaemon(true);

@@ -30,6 +30,8 @@ public class ReservationRepository {
 
     private final JdbcClient jdbc;
     private final SqlDialect dialect;
+    /** Whether the server has {@code plan_cache_mode} (PostgreSQL 12 and later); read once. */
+    private volatile @Nullable Boolean planSetting;
 
     public ReservationRepository(JdbcClient jdbc, SqlDialect dialect) {
         this.jdbc = jdbc;
@@ -69,10 +71,19 @@ public class ReservationRepository {
 
     /**
      * Makes the statements of the current transaction planned for the values they run with (see
-     * {@link SqlDialect#planForTheseValues}): the writer's lookups of a batch's 500 ids.
+     * {@link SqlDialect#planForTheseValues}): the writer's lookups of a batch's 500 ids. PostgreSQL
+     * before 12 has no such setting and keeps its generic plans.
      */
     public void planForTheseValues() {
-        dialect.planForTheseValues(jdbc);
+        Boolean known = planSetting;
+        if (known == null) {
+            known = dialect != SqlDialect.POSTGRESQL || jdbc.sql("SELECT current_setting('server_version_num')::int >= 120000")
+                    .query(Boolean.class).single();
+            planSetting = known;
+        }
+        if (known) {
+            dialect.planForTheseValues(jdbc);
+        }
     }
 
     /**

@@ -67,6 +67,10 @@ abstract class AbstractFastPathScenario {
         return List.of();
     }
 
+    /** Runs once the service is stopped, before its database is dropped (stop what else used it). */
+    protected void afterService() throws Exception {
+    }
+
     /** The service's arguments, as the scenario started it (for a second instance on the same data). */
     protected final List<String> arguments() {
         return List.copyOf(arguments);
@@ -219,6 +223,7 @@ abstract class AbstractFastPathScenario {
                 pool.shutdownNow();
             }
         } finally {
+            afterService();
             if (onMariaDb()) {
                 ExternalDatabases.dropMysql(database);
             } else {

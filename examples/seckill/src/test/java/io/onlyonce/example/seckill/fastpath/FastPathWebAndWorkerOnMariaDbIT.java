@@ -9,7 +9,6 @@ import java.sql.DriverManager;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 
 /**
  * On MariaDB, a web instance that only decides purchases ({@code seckill.fast-path.consumers=0}):
@@ -55,10 +54,11 @@ class FastPathWebAndWorkerOnMariaDbIT extends AbstractFastPathScenario {
         return arguments.stream().filter(a -> a.startsWith(prefix)).findFirst().orElseThrow().substring(prefix.length());
     }
 
-    @AfterEach
-    void stopWorker() throws InterruptedException {
+    @Override
+    protected void afterService() throws InterruptedException {
         if (worker != null) {
             worker.close();
+            worker = null;
         }
     }
 

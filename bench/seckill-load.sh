@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The flash-sale load bench (issue 10): one run, every figure next to its baseline measured in it.
 #
-#   bench/seckill-load.sh [--seconds=15] [--warmup=5] [--connections=200] [--threads=2]
-#                         [--sync-users=8000] [--fast-users=25000] [--only=sync|fast] [--jfr] [--pg-waits]
+#   bench/seckill-load.sh [--seconds=15] [--warmup=60] [--connections=200] [--threads=2]
+#                         [--sync-users=15000] [--fast-users=60000] [--only=sync|fast] [--jfr] [--pg-waits]
 #                         [--min-warmup=120] [--max-warmup=300]
 #                         [--service-arg=--some.property=value ...]
 #
@@ -18,7 +18,10 @@
 # and each service instance are first loaded with GET requests in 5 s rounds for at least
 # --min-warmup seconds, and then until six rounds in a row were none more than 3 % faster than the best
 # round before them (at most --max-warmup seconds; the rounds are logged); then the purchase path gets --warmup
-# seconds of its own before the measured phase.
+# seconds of its own before the measured phase, in 5 s rounds (logged) whose purchases are prepared like the
+# measured ones: a purchase path is compiled later than GET /api/ping, and it too climbs for a minute or more.
+# --sync-users/--fast-users are the measured phase's purchases; each warm-up round gets 5/--seconds of
+# that many more (a round that runs out says so, and its rate is then a lower bound).
 #
 # --jfr records each service's measured purchase phase (jcmd JFR.start, settings=profile) and prints its
 # top frames (JFR's sampler slows this service under load a lot: use it to find where time goes, not
@@ -41,7 +44,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-seconds=15 warmup=5 min_warmup=120 max_warmup=300 connections=200 threads=2 sync_users=8000 fast_users=25000 only="" jfr=false pg_waits=false
+seconds=15 warmup=60 min_warmup=120 max_warmup=300 connections=200 threads=2 sync_users=15000 fast_users=60000 only="" jfr=false pg_waits=false
 service_args=()
 for arg in "$@"; do
   case "$arg" in
@@ -125,7 +128,7 @@ wrk_run() {
     > "$out/wrk-$name.txt" 2>&1 || { cat "$out/wrk-$name.txt" >&2; exit 1; }
   local result
   result=$(grep '^RESULT ' "$out/wrk-$name.txt" | cut -d' ' -f2-)
-  if [[ "$(field "$result" exhausted_threads)" != 0 && "$name" != *warmup ]]; then
+  if [[ "$(field "$result" exhausted_threads)" != 0 && "$name" != *warmup* ]]; then
     echo "wrk-$name ran out of prepared purchases before its end: raise --sync-users/--fast-users" >&2; exit 1
   fi
   echo "$result"
@@ -272,19 +275,28 @@ measure_ping() {
 # drains it: first the warm-up's reservations (its warm-up), then the measured phase's, whose
 # orders/s are the drain rate.
 measure_purchases() {
-  local name=$1 base=$2 users=$3 warm_users measured_users warm measured expected poller drain
-  warm_users=$((users * warmup / (warmup + seconds) + 1))
-  measured_users=$((users - warm_users))
-  log "$name: preparing $users users (rows in users) and their one-time tokens (over HTTP)"
-  add_users "w$$-" "$warm_users" "$out/$name-warm.users"
-  add_users "m$$-" "$measured_users" "$out/$name.users"
+  local name=$1 base=$2 users=$3 round_users rounds warm_ok=0 round result rate chunk measured expected poller drain
+  # the warm-up's purchases in 5 s rounds, each with prepared purchases of its own (a pair is sent once):
+  # as many per round as the measured phase has per second, times five
+  rounds=$(( (warmup + 4) / 5 ))
+  round_users=$(( (users * 5 + seconds - 1) / seconds ))
+  log "$name: preparing $((users + rounds * round_users)) users (rows in users) and their one-time tokens (over HTTP)"
+  add_users "w$$-" "$((rounds * round_users))" "$out/$name-warm.users"
+  add_users "m$$-" "$users" "$out/$name.users"
   java bench/seckill/Prepare.java "$base" "$activity" "$jwt_secret" onlyonce-seckill "$out/$name-warm.users" 64 \
     "$out/$name-warm.pairs" >&2
   java bench/seckill/Prepare.java "$base" "$activity" "$jwt_secret" onlyonce-seckill "$out/$name.users" 64 \
     "$out/$name.pairs" >&2
-  log "$name: warm-up purchases ($warmup s)"
-  warm=$(wrk_run "$name-purchase-warmup" "$warmup" "$base" -- "$out/$name-warm.pairs" "$threads" "$activity" "$product")
-  if [[ $name == sync ]]; then wait_orders "$(field "$warm" ok)"; fi
+  split -l "$round_users" -d -a 3 "$out/$name-warm.pairs" "$out/$name-warm.pairs."
+  for round in $(seq 1 "$rounds"); do
+    chunk=$(printf '%s/%s-warm.pairs.%03d' "$out" "$name" $((round - 1)))
+    result=$(wrk_run "$name-purchase-warmup-$round" 5 "$base" -- "$chunk" "$threads" "$activity" "$product")
+    warm_ok=$((warm_ok + $(field "$result" ok)))
+    rate=$(rps "$result")
+    if [[ "$(field "$result" exhausted_threads)" != 0 ]]; then rate="at least $rate (its $round_users purchases ran out)"; fi
+    log "$name: warm-up purchases, round $round of $rounds: $rate purchases/s"
+  done
+  if [[ $name == sync ]]; then wait_orders "$warm_ok"; fi
   log "$name: purchases ($seconds s, $connections connections)"
   poll_orders "$out/$name-orders.txt" &
   poller=$!
@@ -295,7 +307,7 @@ measure_purchases() {
   fi
   measured=$(wrk_run "$name-purchase" "$seconds" "$base" -- "$out/$name.pairs" "$threads" "$activity" "$product")
   if $pg_waits; then stop "$pg_sampler"; fi
-  expected=$(( $(field "$warm" ok) + $(field "$measured" ok) ))
+  expected=$((warm_ok + $(field "$measured" ok)))
   if [[ $name == sync ]]; then
     wait_orders "$expected"
     sleep 0.5
@@ -315,7 +327,7 @@ measure_purchases() {
     sleep 0.5
     stop "$poller"
     stop "$worker_pid"
-    drain=$(drain_rate "$out/$name-drain-orders.txt" "$(field "$warm" ok)")
+    drain=$(drain_rate "$out/$name-drain-orders.txt" "$warm_ok")
   fi
   echo "$measured orders=$(orders) answered_2xx=$expected drain=$(tr ' ' ',' <<<"$drain")"
 }

@@ -9,12 +9,15 @@ import io.onlyonce.example.seckill.web.ApiException;
 import io.onlyonce.example.seckill.web.AppProblem;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.LoadingCache;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.onlyonce.spring.metrics.OnlyOnceStatistics;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 
@@ -53,6 +56,8 @@ public class Reservations {
     private final Clock clock;
     private final LoadingCache<Long, Sale> sales;
     private final MeterRegistry registry;
+    /** outcome → its counter, looked up in the registry once */
+    private final Map<String, Counter> purchases = new ConcurrentHashMap<>();
     private final OnlyOnceStatistics statistics;
 
     public Reservations(RedisStock stock, StockReconciler reconciler, ReservationRepository repository,
@@ -138,7 +143,7 @@ public class Reservations {
     }
 
     private void count(String outcome) {
-        registry.counter("seckill.fastpath.purchases", "outcome", outcome).increment();
+        purchases.computeIfAbsent(outcome, o -> registry.counter("seckill.fastpath.purchases", "outcome", o)).increment();
         statistics.record(LAYER, outcome.replace('-', '_'), ENDPOINT);
     }
 

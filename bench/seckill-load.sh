@@ -18,7 +18,7 @@
 # and each service instance are first loaded with GET requests in 5 s rounds for at least
 # --min-warmup seconds, and then until six rounds in a row were none more than 3 % faster than the best
 # round before them (at most --max-warmup seconds; the rounds are logged); then the purchase path gets --warmup
-# seconds of its own before the measured phase, in 5 s rounds (logged) whose purchases are prepared like the
+# seconds of its own before the measured phase (rounded up to whole rounds), in 5 s rounds (logged) whose purchases are prepared like the
 # measured ones: a purchase path is compiled later than GET /api/ping, and it too climbs for a minute or more.
 # --sync-users/--fast-users are the measured phase's purchases; each warm-up round gets 5/--seconds of
 # that many more (a round that runs out says so, and its rate is then a lower bound).
@@ -280,7 +280,14 @@ measure_purchases() {
   # as many per round as the measured phase has per second, times five
   rounds=$(( (warmup + 4) / 5 ))
   round_users=$(( (users * 5 + seconds - 1) / seconds ))
-  log "$name: preparing $((users + rounds * round_users)) users (rows in users) and their one-time tokens (over HTTP)"
+  local total=$((users + rounds * round_users))
+  if [[ $total -gt 500000 ]]; then
+    log "warning: $total users; the service remembers 500,000 signed-in users, so the measured buyers may be looked up in the database"
+  fi
+  if [[ $total -gt 600000 ]]; then
+    log "warning: preparing $total users takes about $((total / 1000)) s or more; one-time tokens expire after 10 minutes"
+  fi
+  log "$name: preparing $total users (rows in users) and their one-time tokens (over HTTP)"
   add_users "w$$-" "$((rounds * round_users))" "$out/$name-warm.users"
   add_users "m$$-" "$users" "$out/$name.users"
   java bench/seckill/Prepare.java "$base" "$activity" "$jwt_secret" onlyonce-seckill "$out/$name-warm.users" 64 \
@@ -294,6 +301,9 @@ measure_purchases() {
     warm_ok=$((warm_ok + $(field "$result" ok)))
     rate=$(rps "$result")
     if [[ "$(field "$result" exhausted_threads)" != 0 ]]; then rate="at least $rate (its $round_users purchases ran out)"; fi
+    if [[ "$(field "$result" status_errors)" != 0 || "$(field "$result" socket_errors)" != 0 ]]; then
+      rate="$rate, $(field "$result" status_errors) refused and $(field "$result" socket_errors) socket errors (rate of the accepted)"
+    fi
     log "$name: warm-up purchases, round $round of $rounds: $rate purchases/s"
   done
   if [[ $name == sync ]]; then wait_orders "$warm_ok"; fi
@@ -372,7 +382,7 @@ drained() { field "$1" drain | cut -d, -f"$2"; }
 
 echo
 echo "Flash-sale load bench, $(nproc) cores, wrk -t$threads -c$connections, ${seconds} s measured, one run ($out)"
-echo "warm-up with GET until steady: $(for k in minimal sync fast; do [[ -n "${W[$k]:-}" ]] && printf '%s %s s, ' "$k" "${W[$k]}"; done)then ${warmup} s of purchases"
+echo "warm-up with GET until steady: $(for k in minimal sync fast; do [[ -n "${W[$k]:-}" ]] && printf '%s %s s, ' "$k" "${W[$k]}"; done)then $(( (warmup + 4) / 5 * 5 )) s of purchases"
 printf '%-58s %12s %10s %10s %8s\n' "what" "req/s" "p50 ms" "p99 ms" "errors"
 for key in minimal sync-ping fast-ping sync fast; do
   [[ -n "${R[$key]:-}" ]] || continue

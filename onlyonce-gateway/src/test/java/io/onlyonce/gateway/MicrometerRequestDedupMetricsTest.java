@@ -32,10 +32,13 @@ class MicrometerRequestDedupMetricsTest {
         metrics.storeCall("orders", Duration.ofMillis(2), true);
         metrics.storeCall("orders", Duration.ofMillis(4), true);
         metrics.storeCall("orders", Duration.ofMillis(2000), false);
+        metrics.storeCall("payments", Duration.ofMillis(3), true);
 
         assertThat(registry.get("onlyonce.gateway.store.calls").tags("route", "orders", "result", "ok").timer().count())
                 .isEqualTo(2);
         assertThat(registry.get("onlyonce.gateway.store.calls").tags("route", "orders", "result", "error").timer().count())
+                .isEqualTo(1);
+        assertThat(registry.get("onlyonce.gateway.store.calls").tags("route", "payments", "result", "ok").timer().count())
                 .isEqualTo(1);
     }
 }

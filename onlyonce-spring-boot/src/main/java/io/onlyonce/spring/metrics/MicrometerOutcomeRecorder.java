@@ -14,7 +14,8 @@ import java.util.concurrent.ConcurrentMap;
  * {@code endpoint}; timer {@code onlyonce.store.calls} tagged {@code operation}; counter
  * {@code onlyonce.store.errors} tagged {@code operation}. Each meter is looked up in the registry once
  * and kept: a request records several outcomes and store calls, and a registry lookup builds and
- * filters the meter's id every time.
+ * filters the meter's id every time. Tags are layers, outcomes, route templates and store
+ * operations, so the meters are few; one removed from the registry afterwards is not registered again.
  */
 public final class MicrometerOutcomeRecorder implements OutcomeRecorder, IdempotencyListener {
 

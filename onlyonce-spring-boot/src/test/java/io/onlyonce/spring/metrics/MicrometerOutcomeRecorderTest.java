@@ -19,13 +19,16 @@ class MicrometerOutcomeRecorderTest {
         recorder.record("business", "executed", "POST /orders");
         recorder.record("business", "replayed", "POST /orders");
         recorder.record("window", "executed", "POST /orders");
+        recorder.record("business", "executed", "POST /payments");
 
         assertThat(registry.get("onlyonce.requests").tags("layer", "business", "outcome", "executed", "endpoint", "POST /orders")
                 .counter().count()).isEqualTo(2.0);
         assertThat(registry.get("onlyonce.requests").tags("layer", "business", "outcome", "replayed").counter().count())
                 .isEqualTo(1.0);
         assertThat(registry.get("onlyonce.requests").tags("layer", "window").counter().count()).isEqualTo(1.0);
-        assertThat(registry.get("onlyonce.requests").counters()).hasSize(3);
+        assertThat(registry.get("onlyonce.requests").tags("layer", "business", "outcome", "executed", "endpoint", "POST /payments")
+                .counter().count()).isEqualTo(1.0);
+        assertThat(registry.get("onlyonce.requests").counters()).hasSize(4);
     }
 
     @Test

@@ -17,11 +17,12 @@ import org.springframework.security.oauth2.jwt.Jwt;
  * (a token without one would be valid for ever), {@code sub} (the user name) and {@code uid}, a
  * positive integer naming an existing user whose name is {@code sub}. Any other token is answered
  * 401 as if it were unsigned. Users are looked up once and then remembered while they are active
- * (they are never removed or renamed): up to {@value #REMEMBERED} of them (about 150 bytes each),
- * each until {@link #IDLE} passes without a request of theirs. A flash sale brings hundreds of
- * thousands of users who each fetch a one-time token and buy within a minute: a cache at its
- * bound admits a new entry only if it is asked for more often than the one it would evict
- * (Caffeine's TinyLFU), so at 100,000 entries nearly every buyer's purchase was a database lookup.
+ * (they are never removed or renamed): up to {@value #REMEMBERED} of them (about 200 bytes each,
+ * some 100 MB at the bound), each until {@link #IDLE} passes without a request of theirs. A flash
+ * sale brings hundreds of thousands of users who each fetch a one-time token and buy within a
+ * minute: a cache at its bound admits a new entry only if it is asked for more often than the one
+ * it would evict (Caffeine's TinyLFU), so at 100,000 entries the buyers after the first 100,000
+ * were looked up again on purchase.
  */
 final class AccessTokenClaims implements OAuth2TokenValidator<Jwt> {
 

@@ -1,6 +1,5 @@
 package io.onlyonce.gateway.internal;
 
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -60,7 +59,7 @@ public final class GatewayProblems {
         ServerHttpResponse response = exchange.getResponse();
         response.setStatusCode(type.status());
         HttpHeaders headers = response.getHeaders();
-        headers.setContentType(new MediaType(MediaType.APPLICATION_PROBLEM_JSON, StandardCharsets.UTF_8));
+        headers.setContentType(MediaType.APPLICATION_PROBLEM_JSON);
         if (retryAfterSeconds != null) {
             headers.set(HttpHeaders.RETRY_AFTER, Long.toString(retryAfterSeconds));
         }

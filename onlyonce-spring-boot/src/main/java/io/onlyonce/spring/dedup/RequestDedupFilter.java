@@ -126,7 +126,6 @@ public final class RequestDedupFilter extends OncePerRequestFilter {
             response.setHeader(HttpHeaders.RETRY_AFTER, Long.toString(retryAfterSeconds));
         }
         response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-        response.setCharacterEncoding("UTF-8");
         response.getOutputStream().write(JSON.writeValueAsBytes(body));
     }
 

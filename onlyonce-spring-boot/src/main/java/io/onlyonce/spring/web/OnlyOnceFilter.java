@@ -242,7 +242,6 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
         real.resetBuffer();
         real.setStatus(problem.getStatus());
         real.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-        real.setCharacterEncoding("UTF-8");
         if (rejection.retryAfter() != null) {
             real.setHeader(HttpHeaders.RETRY_AFTER, Long.toString(OnlyOnceExceptionHandler.seconds(rejection.retryAfter())));
         }

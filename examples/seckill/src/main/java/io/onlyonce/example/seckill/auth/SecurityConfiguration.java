@@ -92,12 +92,16 @@ class SecurityConfiguration {
         return SecurityObservationSettings.noObservations();
     }
 
-    /** Spring Security's strict firewall, with its default header-value rule decided without a regex. */
+    /**
+     * Spring Security's strict firewall, with its default header-value rule decided without a regex,
+     * applied to the content type too however it is read.
+     */
     @Bean
     HttpFirewall httpFirewall() {
+        HeaderValues allowed = new HeaderValues();
         StrictHttpFirewall firewall = new StrictHttpFirewall();
-        firewall.setAllowedHeaderValues(new HeaderValues());
-        return firewall;
+        firewall.setAllowedHeaderValues(allowed);
+        return new ContentTypeFirewall(firewall, allowed);
     }
 
     /**

@@ -1,11 +1,14 @@
 package io.onlyonce.example.seckill.web;
 
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +32,7 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.context.request.WebRequest;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.method.annotation.HandlerMethodValidationException;
+import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 import org.springframework.validation.method.ParameterValidationResult;
 import org.springframework.context.MessageSourceResolvable;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
@@ -45,6 +49,8 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
 public class ApiExceptionHandler extends ResponseEntityExceptionHandler {
 
     private static final Logger log = LoggerFactory.getLogger(ApiExceptionHandler.class);
+
+    private static final Pattern WHOLE_NUMBER = Pattern.compile("[+-]?[0-9]+");
 
     private final Problems problems;
     private final MessageSource messages;
@@ -112,6 +118,9 @@ public class ApiExceptionHandler extends ResponseEntityExceptionHandler {
         } else if (ex instanceof HandlerMethodValidationException invalid) {
             problem = problems.create(AppProblem.VALIDATION_FAILED, locale);
             problem.setProperty("errors", parameterErrors(invalid, locale));
+        } else if (ex instanceof MethodArgumentTypeMismatchException mismatch && outOfRange(mismatch)) {
+            problem = problems.create(AppProblem.VALIDATION_FAILED, locale);
+            problem.setProperty("errors", List.of(rangeError(mismatch, locale)));
         } else {
             if (statusCode.is5xxServerError()) {
                 log.error("request failed", ex);
@@ -155,6 +164,36 @@ public class ApiExceptionHandler extends ResponseEntityExceptionHandler {
             }
         }
         return errors;
+    }
+
+    /**
+     * A whole number too large or too small for the parameter's integer type ({@code limit=99999999999}):
+     * a value out of range like {@code limit=101}, not text that is no number ({@code limit=lots}).
+     */
+    private static boolean outOfRange(MethodArgumentTypeMismatchException mismatch) {
+        Class<?> type = mismatch.getRequiredType();
+        return (type == int.class || type == Integer.class || type == long.class || type == Long.class
+                || type == short.class || type == Short.class)
+                && mismatch.getValue() instanceof String value && WHOLE_NUMBER.matcher(value.strip()).matches();
+    }
+
+    /** The parameter's own bound ({@code @Max}/{@code @Min}) where it has the one that was passed, else "out of range". */
+    private Map<String, String> rangeError(MethodArgumentTypeMismatchException mismatch, Locale locale) {
+        boolean negative = ((String) mismatch.getValue()).strip().startsWith("-");
+        Max max = mismatch.getParameter().getParameterAnnotation(Max.class);
+        Min min = mismatch.getParameter().getParameterAnnotation(Min.class);
+        String message;
+        if (!negative && max != null) {
+            message = messages.getMessage("Max", new Object[] {mismatch.getName(), max.value()}, locale);
+        } else if (negative && min != null) {
+            message = messages.getMessage("Min", new Object[] {mismatch.getName(), min.value()}, locale);
+        } else {
+            message = messages.getMessage("OutOfRange", null, locale);
+        }
+        Map<String, String> entry = new LinkedHashMap<>();
+        entry.put("field", mismatch.getName());
+        entry.put("message", message);
+        return entry;
     }
 
     private static ResponseEntity<ProblemDetail> respond(ProblemDetail problem, HttpHeaders headers) {

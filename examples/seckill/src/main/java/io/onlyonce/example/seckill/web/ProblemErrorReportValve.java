@@ -9,22 +9,28 @@ import java.util.Map;
 import org.apache.catalina.connector.Request;
 import org.apache.catalina.connector.Response;
 import org.apache.catalina.valves.ErrorReportValve;
+import org.apache.tomcat.util.http.MimeHeaders;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
+import tools.jackson.core.json.JsonWriteFeature;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Tomcat's error report as a problem, for the errors Tomcat answers before any servlet or filter
  * runs: a request line or header it cannot parse (a CR or NUL in a header, a header section over
- * 8 KB), an address it refuses ({@code %2F}, {@code %00}, a backslash), an HTTP version it does
+ * 8 KB or more than 100 headers), an address it refuses ({@code %2F}, {@code %00}, a backslash), an HTTP version it does
  * not speak. Everything that reaches the application is answered by it (and its {@code /error}
  * page); this valve writes only where nothing was written. Never shows the exception or the input.
  */
 public class ProblemErrorReportValve extends ErrorReportValve {
 
     private final Problems problems;
-    private final JsonMapper json = JsonMapper.builder().build();
+    /**
+     * ASCII only, every other character escaped in the JSON: Tomcat's report writer encodes in
+     * ISO-8859-1 unless a charset is set, and no other problem this service writes names one.
+     */
+    private final JsonMapper json = JsonMapper.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
 
     public ProblemErrorReportValve(Problems problems) {
         this.problems = problems;
@@ -56,7 +62,6 @@ public class ProblemErrorReportValve extends ErrorReportValve {
             response.setStatus(status);
             response.setHeader(RequestIdFilter.HEADER, requestId(request));
             response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-            response.setCharacterEncoding("UTF-8");
             Writer writer = response.getReporter();
             if (writer != null) {
                 writer.write(json.writeValueAsString(body));
@@ -72,7 +77,7 @@ public class ProblemErrorReportValve extends ErrorReportValve {
         if (status == 505) {
             return AppProblem.HTTP_VERSION_NOT_SUPPORTED;
         }
-        if (status == 400 && mentionsTooLarge(throwable)) {
+        if (status == 400 && (mentionsTooLarge(throwable) || tooManyHeaders(throwable))) {
             return AppProblem.REQUEST_HEADER_TOO_LARGE;
         }
         String uri = rawUri.toLowerCase(Locale.ROOT);
@@ -88,6 +93,22 @@ public class ProblemErrorReportValve extends ErrorReportValve {
     private static boolean mentionsTooLarge(@Nullable Throwable throwable) {
         for (Throwable t = throwable; t != null; t = t.getCause()) {
             if (t.getMessage() != null && t.getMessage().toLowerCase(Locale.ROOT).contains("too large")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * More headers than the connector's {@code maxHeaderCount} (100): Tomcat's {@code MimeHeaders}
+     * refuses the next one with an {@code IllegalStateException} (its message is localised, so the
+     * class that threw decides).
+     */
+    private static boolean tooManyHeaders(@Nullable Throwable throwable) {
+        for (Throwable t = throwable; t != null; t = t.getCause()) {
+            StackTraceElement[] trace = t.getStackTrace();
+            if (t instanceof IllegalStateException && trace.length > 0
+                    && MimeHeaders.class.getName().equals(trace[0].getClassName())) {
                 return true;
             }
         }

@@ -27,7 +27,6 @@ public class ProblemWriter {
         response.resetBuffer();
         response.setStatus(problem.status().value());
         response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-        response.setCharacterEncoding("UTF-8");
         response.getOutputStream().write(json.writeValueAsBytes(problems.asMap(problem, request, arguments)));
         response.flushBuffer();
     }

@@ -449,6 +449,8 @@ public abstract class AbstractSafetyScenarios {
         List<Malformed> cases = List.of(
                 new Malformed("10 KB header", raw.get("/api/products", "X-Big: " + "a".repeat(10 * 1024)), 431,
                         "request-header-too-large"),
+                new Malformed("120 headers", raw.get("/api/products", IntStream.range(0, 120).mapToObj(i -> "X-H" + i + ": v")
+                        .toArray(String[]::new)), 431, "request-header-too-large"),
                 new Malformed("CR in a header", raw.get("/api/products", "X-Note: a\rb"), 400, "malformed-http-request"),
                 new Malformed("NUL in a header", raw.get("/api/products", "X-Note: a\u0000b"), 400, "malformed-http-request"),
                 new Malformed("header without a colon", raw.get("/api/products", "X-Note"), 400, "malformed-http-request"),
@@ -469,7 +471,7 @@ public abstract class AbstractSafetyScenarios {
         for (Malformed c : cases) {
             RawHttp.Answer answer = c.answer();
             assertThat(answer.status()).as(c.name() + ": " + answer).isEqualTo(c.status());
-            assertThat(answer.header("Content-Type")).as(c.name() + ": " + answer).startsWith("application/problem+json");
+            assertThat(answer.header("Content-Type")).as(c.name() + ": " + answer).isEqualTo("application/problem+json");
             JsonNode problem = tools.jackson.databind.json.JsonMapper.builder().build().readTree(answer.body());
             assertThat(problem.path("type").asString()).as(c.name()).isEqualTo("urn:onlyonce:problem:" + c.problem());
             assertThat(problem.path("status").asInt()).as(c.name()).isEqualTo(c.status());
@@ -484,11 +486,17 @@ public abstract class AbstractSafetyScenarios {
         // the address is repeated when plain, never when it was what Tomcat refused
         assertThat(problems.get("CR in a header").path("instance").asString()).isEqualTo("/api/products");
         assertThat(problems.get("10 KB header").path("instance").asString()).isEqualTo("/api/products");
+        assertThat(problems.get("120 headers").path("detail").asString()).contains("100 headers");
         assertThat(problems.get("HTTP/9.9").path("instance").asString()).isEqualTo("/api/products");
         assertThat(problems.get("encoded slash").has("instance")).isFalse();
         assertThat(problems.get("backslash").has("instance")).isFalse();
         assertThat(problems.get("..;/").has("instance")).as("the firewall's refusals too").isFalse();
         assertThat(problems.get("double slash").has("instance")).isFalse();
+        RawHttp.Answer zh = raw.get("/api/products", "Accept-Language: zh-CN", "X-Note: a\rb");
+        assertThat(zh.header("Content-Type")).isEqualTo("application/problem+json");
+        assertThat(tools.jackson.databind.json.JsonMapper.builder().build().readTree(zh.body()).path("title").asString())
+                .as("written in ASCII, read as the Chinese it escapes").isEqualTo("HTTP 请求格式错误");
+        assertThat(zh.body()).as("no byte outside ASCII").matches("\\p{ASCII}*");
         RawHttp.Answer traced = raw.get("/api/products", "X-Request-ID: trace-7", "X-Note: a\rb");
         assertThat(traced.status()).isEqualTo(400);
         assertThat(traced.header("X-Request-ID")).as(traced.toString()).isEqualTo("trace-7");
@@ -579,6 +587,32 @@ public abstract class AbstractSafetyScenarios {
         Response tab = api.post("/api/payments/callback", null, "{}", "X-Signature", "a\tb");
         assertThat(tab.status()).as("a tab is field content: the signature is simply wrong").isEqualTo(401);
         assertThat(tab.problem()).isEqualTo("signature-invalid");
+    }
+
+    @Test
+    void aControlCharacterInTheContentTypeIsTheSame400OnEveryEndpoint() {
+        Session buyer = api.login(user("content-type"));
+        long product = rows.createProduct("3.00", 100);
+        Map<String, Long> before = rows.snapshot();
+        String order = "{\"productId\":" + product + ",\"quantity\":1}";
+        String notice = "{\"outTradeNo\":\"0000000000000\",\"amount\":1.00,\"tradeNo\":\"T-ct\"}";
+        for (String control : List.of("\u0085", "\u0001", "\u007f")) {
+            Map<String, RawHttp.Answer> answers = new LinkedHashMap<>();
+            answers.put("order (consumes JSON)", raw.post("/api/orders", order, "Content-Type: application/json; charset=utf" + control + "8",
+                    "Authorization: Bearer " + buyer.token(), "Idempotency-Key: " + Api.businessId(buyer)));
+            answers.put("payment callback (reads the header)", raw.post("/api/payments/callback", notice,
+                    "Content-Type: application/json; charset=utf" + control + "8", "X-Signature: " + sign(notice)));
+            answers.put("login", raw.post("/api/login", "{\"username\":\"" + user("ct-login") + "\"}",
+                    "Content-Type: application/json" + control));
+            answers.forEach((name, answer) -> {
+                assertThat(answer.status()).as(name + " " + (int) control.charAt(0) + ": " + answer).isEqualTo(400);
+                assertThat(answer.body()).as(name).contains("urn:onlyonce:problem:malformed-http-request");
+            });
+        }
+        assertThat(rows.snapshot()).as("nothing changed").isEqualTo(before);
+        RawHttp.Answer plain = raw.post("/api/login", "{\"username\":\"" + user("ct-login") + "\"}",
+                "Content-Type: application/json; charset=utf-8");
+        assertThat(plain.status()).as("the same request with a clean Content-Type: " + plain).isEqualTo(200);
     }
 
     @Test

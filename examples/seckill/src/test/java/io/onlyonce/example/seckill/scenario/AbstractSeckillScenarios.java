@@ -718,6 +718,9 @@ public abstract class AbstractSeckillScenarios {
                         "Idempotency-Key", Api.businessId(alice), "Content-Encoding", "gzip")), 415, "unsupported-media-type"),
                 new Bad("list limit 0", () -> api.get("/api/orders?limit=0", alice), 400, "validation-failed"),
                 new Bad("list limit 101", () -> api.get("/api/orders?limit=101", alice), 400, "validation-failed"),
+                new Bad("list limit beyond an int", () -> api.get("/api/orders?limit=99999999999", alice), 400, "validation-failed"),
+                new Bad("activity id beyond a long", () -> api.get("/api/seckill/activities/99999999999999999999", alice), 400,
+                        "validation-failed"),
                 new Bad("payment unsigned", () -> api.post("/api/payments/callback", null, notice), 401, "signature-invalid"),
                 new Bad("payment wrong type", () -> api.post("/api/payments/callback", null, notice, "X-Signature", sign(notice)), 400, "malformed-request"),
                 new Bad("payment malformed", () -> api.post("/api/payments/callback", null, "{", "X-Signature", sign("{")), 400, "malformed-request"),
@@ -730,6 +733,12 @@ public abstract class AbstractSeckillScenarios {
         Response emptyName = api.post("/api/login", null, "{\"username\":\"\"}");
         assertThat(emptyName.problem()).isEqualTo("validation-failed");
         assertThat(emptyName.json().path("errors")).as("one error for one wrong field").hasSize(1);
+        Response hugeLimit = api.send(api.request("GET", "/api/orders?limit=99999999999", alice, null, "Accept-Language", "zh-CN"));
+        assertThat(hugeLimit.json().path("errors").toString()).isEqualTo("[{\"field\":\"limit\",\"message\":\"不能大于 100\"}]");
+        assertThat(api.get("/api/orders?limit=-99999999999", alice).json().path("errors").toString())
+                .isEqualTo("[{\"field\":\"limit\",\"message\":\"must be at least 1\"}]");
+        assertThat(api.get("/api/seckill/activities/99999999999999999999", alice).json().path("errors").toString())
+                .isEqualTo("[{\"field\":\"activityId\",\"message\":\"is outside the range of numbers this field accepts\"}]");
         Response gzipAnonymous = api.send(api.request("POST", "/api/orders", null, order, "Content-Encoding", "gzip"));
         assertThat(gzipAnonymous.status()).as("authentication first").isEqualTo(401);
         Response gzipped = api.send(api.request("POST", "/api/orders", alice, order, "Idempotency-Key", Api.businessId(alice),

@@ -1,7 +1,9 @@
 package io.onlyonce.example.seckill.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
+import org.apache.tomcat.util.http.MimeHeaders;
 import org.junit.jupiter.api.Test;
 
 class ProblemErrorReportValveTest {
@@ -19,5 +21,24 @@ class ProblemErrorReportValveTest {
         assertThat(ProblemErrorReportValve.instance("/api/<script>")).isNull();
         assertThat(ProblemErrorReportValve.instance("")).isNull();
         assertThat(ProblemErrorReportValve.instance("*")).isNull();
+    }
+
+    @Test
+    void classifiesTooManyHeadersByWhoRefusedThemNotByTheMessage() {
+        MimeHeaders headers = new MimeHeaders();
+        headers.setLimit(2);
+        headers.addValue("a").setString("1");
+        headers.addValue("b").setString("2");
+        Throwable tooMany = catchThrowable(() -> headers.addValue("c"));
+        assertThat(tooMany).isInstanceOf(IllegalStateException.class);
+
+        assertThat(ProblemErrorReportValve.classify(400, tooMany, "/api/products")).isEqualTo(AppProblem.REQUEST_HEADER_TOO_LARGE);
+        assertThat(ProblemErrorReportValve.classify(400, new IllegalArgumentException("wrapped", tooMany), "/api/products"))
+                .isEqualTo(AppProblem.REQUEST_HEADER_TOO_LARGE);
+        assertThat(ProblemErrorReportValve.classify(400, new IllegalStateException("More than the maximum allowed number of headers"),
+                "/api/products")).as("the same words from elsewhere").isEqualTo(AppProblem.MALFORMED_HTTP_REQUEST);
+        assertThat(ProblemErrorReportValve.classify(400, new IllegalArgumentException("Request header is too large"), "/api/products"))
+                .isEqualTo(AppProblem.REQUEST_HEADER_TOO_LARGE);
+        assertThat(ProblemErrorReportValve.classify(400, null, "/api/products")).isEqualTo(AppProblem.MALFORMED_HTTP_REQUEST);
     }
 }

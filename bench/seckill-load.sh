@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The flash-sale load bench (issue 10): one run, every figure next to its baseline measured in it.
 #
-#   bench/seckill-load.sh [--seconds=15] [--warmup=60] [--connections=200] [--threads=2]
+#   bench/seckill-load.sh [--seconds=15] [--warmup=90] [--connections=200] [--threads=2]
 #                         [--sync-users=15000] [--fast-users=60000] [--only=sync|fast] [--jfr] [--pg-waits]
 #                         [--min-warmup=120] [--max-warmup=300]
 #                         [--service-arg=--some.property=value ...]
@@ -46,7 +46,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-seconds=15 warmup=60 min_warmup=120 max_warmup=300 connections=200 threads=2 sync_users=15000 fast_users=60000 only="" jfr=false pg_waits=false
+seconds=15 warmup=90 min_warmup=120 max_warmup=300 connections=200 threads=2 sync_users=15000 fast_users=60000 only="" jfr=false pg_waits=false
 service_args=()
 for arg in "$@"; do
   case "$arg" in

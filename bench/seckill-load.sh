@@ -41,8 +41,9 @@
 # (seckill.limits.enabled=false); the request window, the one-time tokens and the data layer stay on.
 # Orders written per second are read from the orders of the measured phase's buyers once they are all written
 # (their created_at, the service's clock when it built each order or batch): nothing polls the database while
-# purchases are measured. The synchronous path writes them in its measured phase, the fast path's worker while
-# it drains the measured phase's reservations.
+# purchases are measured (while the worker drains, the wait for the last order counts them every 0.5 s). The
+# synchronous path writes them in its measured phase, the fast path's worker while it drains the measured
+# phase's reservations.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -161,12 +162,14 @@ wait_orders() {
 # starts with the prefix, from the first order's created_at to the last's; the orders built at the first
 # instant (the first batch of a worker) are not counted, as they were written after it
 written_rate() {
-  psql "${pg[@]}" -d "$db" -Atq -F ' ' -c "WITH o AS (SELECT o.created_at FROM orders o JOIN users u ON u.id = o.user_id
+  local rate
+  rate=$(psql "${pg[@]}" -d "$db" -Atq -F ' ' -c "WITH o AS (SELECT o.created_at FROM orders o JOIN users u ON u.id = o.user_id
       WHERE u.username LIKE '$1%'), span AS (SELECT min(created_at) AS t0, max(created_at) AS t1 FROM o)
     SELECT count(*) FILTER (WHERE o.created_at > span.t0), to_char((span.t1 - span.t0) / 1000.0, 'FM9999990.000'),
       to_char(CASE WHEN span.t1 > span.t0 THEN count(*) FILTER (WHERE o.created_at > span.t0) * 1000.0 / (span.t1 - span.t0)
         ELSE 0 END, 'FM9999999990.0')
-    FROM o, span GROUP BY span.t0, span.t1"
+    FROM o, span GROUP BY span.t0, span.t1")
+  echo "${rate:-0 0.000 0.0}" # no order of theirs written
 }
 
 sample_pg_waits() { # file

@@ -2,8 +2,10 @@ package io.onlyonce.example.seckill.auth;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import java.util.Enumeration;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
+import org.springframework.http.HttpHeaders;
 import org.springframework.security.web.firewall.FirewalledRequest;
 import org.springframework.security.web.firewall.HttpFirewall;
 import org.springframework.security.web.firewall.RequestRejectedException;
@@ -15,7 +17,8 @@ import org.springframework.security.web.firewall.RequestRejectedException;
  * condition reads the content type with {@code getContentType()}, past that check. So a control
  * character in a {@code Content-Type} parameter was 415 on an endpoint that declares what it
  * consumes and 400 on one that reads the header (the payment callback); now it is the same refusal
- * ({@code malformed-http-request}, 400) wherever it is read first.
+ * ({@code malformed-http-request}, 400) wherever it is read first, for every {@code Content-Type}
+ * line the request has, and a second line is refused too.
  */
 final class ContentTypeFirewall implements HttpFirewall {
 
@@ -36,13 +39,15 @@ final class ContentTypeFirewall implements HttpFirewall {
         FirewalledRequest checked = firewall.getFirewalledRequest(request);
         return new FirewalledRequest(checked) {
 
+            private boolean contentTypeChecked;
+
             @Override
             public @Nullable String getContentType() {
-                String value = super.getContentType();
-                if (value != null && !allowedHeaderValues.test(value)) {
-                    throw new RequestRejectedException("The request was rejected because the header \"Content-Type\" has a value that is not allowed.");
+                if (!contentTypeChecked) {
+                    checkContentType(checked);
+                    contentTypeChecked = true;
                 }
-                return value;
+                return super.getContentType();
             }
 
             @Override
@@ -50,6 +55,26 @@ final class ContentTypeFirewall implements HttpFirewall {
                 checked.reset();
             }
         };
+    }
+
+    /**
+     * Every {@code Content-Type} line of the request, not only the first that {@code getContentType()}
+     * returns: a value with a control character, or a second line (the field is a singleton, RFC 9110
+     * 8.3, and a second value is where a control character would otherwise pass), is refused.
+     */
+    private void checkContentType(HttpServletRequest request) {
+        Enumeration<String> values = request.getHeaders(HttpHeaders.CONTENT_TYPE);
+        int count = 0;
+        while (values != null && values.hasMoreElements()) {
+            String value = values.nextElement();
+            count++;
+            if (value != null && !allowedHeaderValues.test(value)) {
+                throw new RequestRejectedException("The request was rejected because the header \"Content-Type\" has a value that is not allowed.");
+            }
+        }
+        if (count > 1) {
+            throw new RequestRejectedException("The request was rejected because the header \"Content-Type\" was sent more than once.");
+        }
     }
 
     @Override

@@ -19,6 +19,7 @@ import java.util.HexFormat;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.server.PathContainer;
+import org.springframework.util.NumberUtils;
 import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.util.WebUtils;
 import org.springframework.web.util.pattern.PathPattern;
@@ -36,7 +37,7 @@ import tools.jackson.databind.json.JsonMapper;
  *   <li>{@code token:<activityId>} for {@code POST /api/seckill/activities/{activityId}/tokens},</li>
  *   <li>{@code order:<activityId>:<productId>:<quantity>} for {@code POST /api/seckill/activities/{activityId}/orders},</li>
  * </ul>
- * with ids as numbers ({@code 01}, {@code +1} and {@code %31} are 1), an absent {@code productId}
+ * with ids as numbers ({@code 01}, {@code +1}, {@code 0x1} and {@code %31} are 1, as Spring reads the path variable), an absent {@code productId}
  * resolved to the product the order will buy (the activity's first), an absent {@code quantity} as
  * 1, and every other body field left out. So writing the id differently or adding a field does not
  * make a new request. A body that is no valid order (the endpoint answers it 400) is keyed by its
@@ -136,8 +137,9 @@ public final class DedupKeyFilter extends OncePerRequestFilter {
             return "";
         }
         try {
-            return Long.toString(Long.parseLong(value.strip()));
-        } catch (NumberFormatException e) {
+            // as Spring's conversion reads the path variable: 0x1, #1, 01 and " 1" are all 1
+            return Long.toString(NumberUtils.parseNumber(value, Long.class));
+        } catch (IllegalArgumentException e) {
             return "raw:" + value;
         }
     }

@@ -24,6 +24,7 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.security.access.AccessDeniedException;
 import org.springframework.security.core.AuthenticationException;
 import org.springframework.security.web.firewall.RequestRejectedException;
+import org.springframework.util.StringUtils;
 import org.springframework.validation.BindingResult;
 import org.springframework.validation.FieldError;
 import org.springframework.web.bind.MethodArgumentNotValidException;
@@ -50,7 +51,8 @@ public class ApiExceptionHandler extends ResponseEntityExceptionHandler {
 
     private static final Logger log = LoggerFactory.getLogger(ApiExceptionHandler.class);
 
-    private static final Pattern WHOLE_NUMBER = Pattern.compile("[+-]?[0-9]+");
+    /** A whole number as Spring's conversion reads one ({@code NumberUtils.parseNumber}): decimal, or hexadecimal with {@code 0x} or {@code #}. */
+    private static final Pattern WHOLE_NUMBER = Pattern.compile("[+-]?[0-9]+|-?(0[xX]|#)[0-9a-fA-F]+");
 
     private final Problems problems;
     private final MessageSource messages;
@@ -174,12 +176,13 @@ public class ApiExceptionHandler extends ResponseEntityExceptionHandler {
         Class<?> type = mismatch.getRequiredType();
         return (type == int.class || type == Integer.class || type == long.class || type == Long.class
                 || type == short.class || type == Short.class)
-                && mismatch.getValue() instanceof String value && WHOLE_NUMBER.matcher(value.strip()).matches();
+                && mismatch.getValue() instanceof String value
+                && WHOLE_NUMBER.matcher(StringUtils.trimAllWhitespace(value)).matches();
     }
 
     /** The parameter's own bound ({@code @Max}/{@code @Min}) where it has the one that was passed, else "out of range". */
     private Map<String, String> rangeError(MethodArgumentTypeMismatchException mismatch, Locale locale) {
-        boolean negative = ((String) mismatch.getValue()).strip().startsWith("-");
+        boolean negative = StringUtils.trimAllWhitespace((String) mismatch.getValue()).startsWith("-");
         Max max = mismatch.getParameter().getParameterAnnotation(Max.class);
         Min min = mismatch.getParameter().getParameterAnnotation(Min.class);
         String message;

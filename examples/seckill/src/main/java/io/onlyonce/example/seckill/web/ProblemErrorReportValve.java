@@ -101,14 +101,18 @@ public class ProblemErrorReportValve extends ErrorReportValve {
 
     /**
      * More headers than the connector's {@code maxHeaderCount} (100): Tomcat's {@code MimeHeaders}
-     * refuses the next one with an {@code IllegalStateException} (its message is localised, so the
-     * class that threw decides).
+     * refuses the next one with an {@code IllegalStateException}. Its message is localised, so the
+     * class that threw decides; only a JVM that records no stack traces falls back on the English
+     * message.
      */
     private static boolean tooManyHeaders(@Nullable Throwable throwable) {
         for (Throwable t = throwable; t != null; t = t.getCause()) {
+            if (!(t instanceof IllegalStateException)) {
+                continue;
+            }
             StackTraceElement[] trace = t.getStackTrace();
-            if (t instanceof IllegalStateException && trace.length > 0
-                    && MimeHeaders.class.getName().equals(trace[0].getClassName())) {
+            if (trace.length > 0 ? MimeHeaders.class.getName().equals(trace[0].getClassName())
+                    : t.getMessage() != null && t.getMessage().contains("maximum allowed number of headers")) {
                 return true;
             }
         }

@@ -3,6 +3,11 @@ package io.onlyonce.example.seckill.auth;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.security.web.firewall.FirewalledRequest;
@@ -25,6 +30,18 @@ class ContentTypeFirewallTest {
     }
 
     @Test
+    void refusesASecondContentTypeLineWhateverItHolds() {
+        HttpServletRequest hidden = twoLines("application/json", "application/json; charset=utf\u00858");
+        assertThat(hidden.getContentType()).as("what getContentType() alone sees").isEqualTo("application/json");
+        assertThatThrownBy(firewall.getFirewalledRequest(hidden)::getContentType).isInstanceOf(RequestRejectedException.class)
+                .hasMessageContaining("header");
+        FirewalledRequest request = firewall.getFirewalledRequest(twoLines("application/json", "application/json"));
+        assertThatThrownBy(request::getContentType).isInstanceOf(RequestRejectedException.class)
+                .hasMessageContaining("more than once");
+        assertThatThrownBy(request::getContentType).as("asked again, refused again").isInstanceOf(RequestRejectedException.class);
+    }
+
+    @Test
     void passesAPlainContentTypeAndNoneAndStillChecksTheRest() {
         assertThat(firewall.getFirewalledRequest(post("application/json; charset=UTF-8")).getContentType())
                 .isEqualTo("application/json; charset=UTF-8");
@@ -32,6 +49,16 @@ class ContentTypeFirewallTest {
         MockHttpServletRequest traversal = post("application/json");
         traversal.setRequestURI("/api/..;/orders");
         assertThatThrownBy(() -> firewall.getFirewalledRequest(traversal)).isInstanceOf(RequestRejectedException.class);
+    }
+
+    /** Two {@code Content-Type} lines, as Tomcat hands them over (the mock keeps one). */
+    private static HttpServletRequest twoLines(String first, String second) {
+        return new HttpServletRequestWrapper(post(first)) {
+            @Override
+            public Enumeration<String> getHeaders(String name) {
+                return "Content-Type".equalsIgnoreCase(name) ? Collections.enumeration(List.of(first, second)) : super.getHeaders(name);
+            }
+        };
     }
 
     private static MockHttpServletRequest post(String contentType) {

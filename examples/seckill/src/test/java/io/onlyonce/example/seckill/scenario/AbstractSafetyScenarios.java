@@ -311,16 +311,20 @@ public abstract class AbstractSafetyScenarios {
 
         String token = api.token(buyer, sale);
         Response tokenAgain = api.post("/api/seckill/activities/0" + sale + "/tokens", buyer, null);
+        Response tokenHex = api.post("/api/seckill/activities/0x" + Long.toHexString(sale) + "/tokens", buyer, null);
         Response bought = api.post(path + "/orders", buyer, "{\"quantity\":1}", "Idempotency-Token", token);
         assertThat(bought.status()).as(bought.toString()).isEqualTo(201);
         Map<String, Response> variants = new java.util.LinkedHashMap<>();
         variants.put("token, id written 0<id>", tokenAgain);
+        variants.put("token, id written in hexadecimal", tokenHex);
         variants.put("an unused field", api.post(path + "/orders", buyer, "{\"quantity\":1,\"note\":\"again\"}",
                 "Idempotency-Token", token));
         variants.put("id written 0<id>", api.post("/api/seckill/activities/0" + sale + "/orders", buyer,
                 "{\"quantity\":1}", "Idempotency-Token", token));
         variants.put("id written +<id>", api.post("/api/seckill/activities/+" + sale + "/orders", buyer,
                 "{\"quantity\":1}", "Idempotency-Token", token));
+        variants.put("id written in hexadecimal", api.post("/api/seckill/activities/0x" + Long.toHexString(sale) + "/orders",
+                buyer, "{\"quantity\":1}", "Idempotency-Token", token));
         variants.put("id percent-encoded", api.post(encoded + "/orders", buyer, "{\"quantity\":1}", "Idempotency-Token", token));
         variants.put("the default product named", api.post(path + "/orders", buyer,
                 "{\"productId\":" + first + ",\"quantity\":1}", "Idempotency-Token", token));
@@ -451,6 +455,8 @@ public abstract class AbstractSafetyScenarios {
                         "request-header-too-large"),
                 new Malformed("120 headers", raw.get("/api/products", IntStream.range(0, 120).mapToObj(i -> "X-H" + i + ": v")
                         .toArray(String[]::new)), 431, "request-header-too-large"),
+                new Malformed("101 headers", raw.get("/api/products", IntStream.range(0, 99).mapToObj(i -> "X-H" + i + ": v")
+                        .toArray(String[]::new)), 431, "request-header-too-large"),
                 new Malformed("CR in a header", raw.get("/api/products", "X-Note: a\rb"), 400, "malformed-http-request"),
                 new Malformed("NUL in a header", raw.get("/api/products", "X-Note: a\u0000b"), 400, "malformed-http-request"),
                 new Malformed("header without a colon", raw.get("/api/products", "X-Note"), 400, "malformed-http-request"),
@@ -492,6 +498,8 @@ public abstract class AbstractSafetyScenarios {
         assertThat(problems.get("backslash").has("instance")).isFalse();
         assertThat(problems.get("..;/").has("instance")).as("the firewall's refusals too").isFalse();
         assertThat(problems.get("double slash").has("instance")).isFalse();
+        RawHttp.Answer hundred = raw.get("/api/products", IntStream.range(0, 98).mapToObj(i -> "X-H" + i + ": v").toArray(String[]::new));
+        assertThat(hundred.status()).as("100 headers, Host and Connection among them, are read: " + hundred).isEqualTo(401);
         RawHttp.Answer zh = raw.get("/api/products", "Accept-Language: zh-CN", "X-Note: a\rb");
         assertThat(zh.header("Content-Type")).isEqualTo("application/problem+json");
         assertThat(tools.jackson.databind.json.JsonMapper.builder().build().readTree(zh.body()).path("title").asString())
@@ -596,6 +604,7 @@ public abstract class AbstractSafetyScenarios {
         Map<String, Long> before = rows.snapshot();
         String order = "{\"productId\":" + product + ",\"quantity\":1}";
         String notice = "{\"outTradeNo\":\"0000000000000\",\"amount\":1.00,\"tradeNo\":\"T-ct\"}";
+        // 0x85 reaches the application (Tomcat refuses 0x01 and 0x7f itself, also 400 malformed-http-request)
         for (String control : List.of("\u0085", "\u0001", "\u007f")) {
             Map<String, RawHttp.Answer> answers = new LinkedHashMap<>();
             answers.put("order (consumes JSON)", raw.post("/api/orders", order, "Content-Type: application/json; charset=utf" + control + "8",
@@ -604,6 +613,12 @@ public abstract class AbstractSafetyScenarios {
                     "Content-Type: application/json; charset=utf" + control + "8", "X-Signature: " + sign(notice)));
             answers.put("login", raw.post("/api/login", "{\"username\":\"" + user("ct-login") + "\"}",
                     "Content-Type: application/json" + control));
+            answers.put("token (no body)", raw.post("/api/seckill/activities/1/tokens", "", "Content-Type: application/json" + control,
+                    "Authorization: Bearer " + buyer.token()));
+            answers.put("a GET", raw.get("/api/orders", "Content-Type: application/json" + control,
+                    "Authorization: Bearer " + buyer.token()));
+            answers.put("a second Content-Type line", raw.post("/api/login", "{\"username\":\"" + user("ct-login") + "\"}",
+                    "Content-Type: application/json", "Content-Type: application/json" + control));
             answers.forEach((name, answer) -> {
                 assertThat(answer.status()).as(name + " " + (int) control.charAt(0) + ": " + answer).isEqualTo(400);
                 assertThat(answer.body()).as(name).contains("urn:onlyonce:problem:malformed-http-request");
@@ -613,6 +628,10 @@ public abstract class AbstractSafetyScenarios {
         RawHttp.Answer plain = raw.post("/api/login", "{\"username\":\"" + user("ct-login") + "\"}",
                 "Content-Type: application/json; charset=utf-8");
         assertThat(plain.status()).as("the same request with a clean Content-Type: " + plain).isEqualTo(200);
+        RawHttp.Answer twice = raw.post("/api/login", "{\"username\":\"" + user("ct-login") + "\"}",
+                "Content-Type: application/json", "Content-Type: application/json");
+        assertThat(twice.status()).as("Content-Type is one field: sent twice, refused " + twice).isEqualTo(400);
+        assertThat(twice.body()).contains("urn:onlyonce:problem:malformed-http-request");
     }
 
     @Test

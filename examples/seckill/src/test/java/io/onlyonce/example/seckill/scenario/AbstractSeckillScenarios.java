@@ -737,6 +737,9 @@ public abstract class AbstractSeckillScenarios {
         assertThat(hugeLimit.json().path("errors").toString()).isEqualTo("[{\"field\":\"limit\",\"message\":\"不能大于 100\"}]");
         assertThat(api.get("/api/orders?limit=-99999999999", alice).json().path("errors").toString())
                 .isEqualTo("[{\"field\":\"limit\",\"message\":\"must be at least 1\"}]");
+        assertThat(api.get("/api/orders?limit=0x1FFFFFFFF", alice).json().path("errors").toString())
+                .as("hexadecimal, which Spring reads too").isEqualTo("[{\"field\":\"limit\",\"message\":\"must be at most 100\"}]");
+        assertThat(api.get("/api/orders?limit=0x10", alice).status()).isEqualTo(200);
         assertThat(api.get("/api/seckill/activities/99999999999999999999", alice).json().path("errors").toString())
                 .isEqualTo("[{\"field\":\"activityId\",\"message\":\"is outside the range of numbers this field accepts\"}]");
         Response gzipAnonymous = api.send(api.request("POST", "/api/orders", null, order, "Content-Encoding", "gzip"));

@@ -39,6 +39,10 @@ class ProblemErrorReportValveTest {
                 "/api/products")).as("the same words from elsewhere").isEqualTo(AppProblem.MALFORMED_HTTP_REQUEST);
         assertThat(ProblemErrorReportValve.classify(400, new IllegalArgumentException("Request header is too large"), "/api/products"))
                 .isEqualTo(AppProblem.REQUEST_HEADER_TOO_LARGE);
+        IllegalStateException untraced = new IllegalStateException("More than the maximum allowed number of headers, [100], were detected.");
+        untraced.setStackTrace(new StackTraceElement[0]);
+        assertThat(ProblemErrorReportValve.classify(400, untraced, "/api/products")).as("-XX:-StackTraceInThrowable")
+                .isEqualTo(AppProblem.REQUEST_HEADER_TOO_LARGE);
         assertThat(ProblemErrorReportValve.classify(400, null, "/api/products")).isEqualTo(AppProblem.MALFORMED_HTTP_REQUEST);
     }
 }

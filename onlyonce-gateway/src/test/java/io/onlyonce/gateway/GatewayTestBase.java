@@ -5,6 +5,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.UUID;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.BeforeEach;
@@ -19,6 +20,8 @@ abstract class GatewayTestBase {
 
     static final StubDownstream STUB;
     static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    /** How long a test waits for an answer: the gateway answers within its budget, so a request past this hangs. */
+    static final Duration ANSWER_WITHIN = Duration.ofSeconds(30);
 
     static {
         try {
@@ -49,6 +52,6 @@ abstract class GatewayTestBase {
     }
 
     static HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
-        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        return HTTP.send(request.timeout(ANSWER_WITHIN).build(), HttpResponse.BodyHandlers.ofString());
     }
 }

@@ -241,7 +241,7 @@ class RequestDedupGatewayIT extends GatewayTestBase {
     }
 
     private HttpRequest.Builder post(String path, String token, String json) {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/json")
+        HttpRequest.Builder builder = HttpRequest.newBuilder(uri(path)).timeout(ANSWER_WITHIN).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(json));
         return token == null ? builder : builder.header("Authorization", "Bearer " + token);
     }

@@ -2,13 +2,13 @@ package io.onlyonce.example.seckill.web;
 
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,6 +24,7 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.security.access.AccessDeniedException;
 import org.springframework.security.core.AuthenticationException;
 import org.springframework.security.web.firewall.RequestRejectedException;
+import org.springframework.util.NumberUtils;
 import org.springframework.util.StringUtils;
 import org.springframework.validation.BindingResult;
 import org.springframework.validation.FieldError;
@@ -50,9 +51,6 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
 public class ApiExceptionHandler extends ResponseEntityExceptionHandler {
 
     private static final Logger log = LoggerFactory.getLogger(ApiExceptionHandler.class);
-
-    /** A whole number as Spring's conversion reads one ({@code NumberUtils.parseNumber}): decimal, or hexadecimal with {@code 0x} or {@code #}. */
-    private static final Pattern WHOLE_NUMBER = Pattern.compile("[+-]?[0-9]+|-?(0[xX]|#)[0-9a-fA-F]+");
 
     private final Problems problems;
     private final MessageSource messages;
@@ -176,8 +174,17 @@ public class ApiExceptionHandler extends ResponseEntityExceptionHandler {
         Class<?> type = mismatch.getRequiredType();
         return (type == int.class || type == Integer.class || type == long.class || type == Long.class
                 || type == short.class || type == Short.class)
-                && mismatch.getValue() instanceof String value
-                && WHOLE_NUMBER.matcher(StringUtils.trimAllWhitespace(value)).matches();
+                && mismatch.getValue() instanceof String value && wholeNumber(value);
+    }
+
+    /** Whether Spring's conversion reads the text as a whole number of any size (decimal, {@code 0x} or {@code #} hexadecimal). */
+    private static boolean wholeNumber(String value) {
+        try {
+            NumberUtils.parseNumber(value, BigInteger.class);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
     }
 
     /** The parameter's own bound ({@code @Max}/{@code @Min}) where it has the one that was passed, else "out of range". */

@@ -59,9 +59,6 @@ public @interface Idempotent {
     /** KEY strategy: how long a running request holds the key before another may take over; empty for the default. */
     String lease() default "";
 
-    /** KEY strategy: response headers replayed besides {@code Content-Type} and {@code Location}. */
-    String[] replayHeaders() default {};
-
     /** KEY strategy: request headers that are part of the fingerprint. */
     String[] fingerprintHeaders() default {};
 

@@ -418,6 +418,44 @@ public abstract class AbstractIdempotentHttpTest {
     }
 
     @Test
+    void aReplayCarriesTheFirstAnswersHeadersButNotItsCookieNorTheFirstRequestsId() {
+        String key = newKey();
+        HttpResponse<String> first = http.send(http.post("/edge/headers", "alice", "")
+                .header("Idempotency-Key", key).header(TestApplication.REQUEST_ID, "first-request"));
+        HttpResponse<String> retry = http.send(http.post("/edge/headers", "alice", "")
+                .header("Idempotency-Key", key).header(TestApplication.REQUEST_ID, "retry"));
+        HttpResponse<String> generated = send("/edge/headers", "alice", key, "");
+
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertThat(first.headers().firstValue("X-Order-Id")).contains("o-1");
+        assertThat(first.headers().firstValue("Set-Cookie")).hasValueSatisfying(c -> assertThat(c).startsWith("last-order=o-1"));
+        assertThat(first.headers().allValues("Cache-Control")).containsExactly("no-store");
+        assertThat(retry.statusCode()).isEqualTo(201);
+        assertThat(retry.body()).isEqualTo(first.body());
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
+        assertThat(retry.headers().firstValue("Set-Cookie")).isEmpty();
+        assertThat(headersOf(retry)).as("the first answer's headers, security headers included, none added")
+                .isEqualTo(headersOf(first));
+        assertThat(retry.headers().allValues(TestApplication.REQUEST_ID)).as("the retry's own request id").containsExactly("retry");
+        assertThat(generated.headers().firstValue("Idempotent-Replayed")).contains("true");
+        assertThat(generated.headers().allValues(TestApplication.REQUEST_ID)).hasSize(1)
+                .doesNotContain("first-request", "retry");
+        assertThat(edge.executions("headers")).isEqualTo(1);
+    }
+
+    /**
+     * The headers of an answer by lower-case name, less those of one message (date, length,
+     * connection, cookie), the request's own id and the replay mark.
+     */
+    private static java.util.Map<String, List<String>> headersOf(HttpResponse<String> response) {
+        java.util.Map<String, List<String>> headers = new java.util.TreeMap<>();
+        response.headers().map().forEach((name, values) -> headers.put(name.toLowerCase(java.util.Locale.ROOT), values));
+        List.of("date", "set-cookie", "content-length", "keep-alive", "connection", "x-request-id", "idempotent-replayed")
+                .forEach(headers::remove);
+        return headers;
+    }
+
+    @Test
     void aResponseLargerThanTheLimitKeepsItsKeyAndIsNeverRunAgain() {
         String key = newKey();
         HttpResponse<String> first = http.send(http.post("/edge/large?bytes=" + (1024 * 1024 + 1), "alice", "")

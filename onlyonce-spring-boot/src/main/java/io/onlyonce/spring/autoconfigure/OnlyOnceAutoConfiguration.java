@@ -215,7 +215,7 @@ public class OnlyOnceAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     MethodSettings.Factory onlyOnceMethodSettings(IdempotencyConfig defaults, OnlyOnceProperties properties) {
-        return new MethodSettings.Factory(defaults, properties.token().ttl(), properties.key().replayHeaders(),
+        return new MethodSettings.Factory(defaults, properties.token().ttl(), properties.key().replayExcludedHeaders(),
                 properties.key().maxBodySize().toBytes());
     }
 

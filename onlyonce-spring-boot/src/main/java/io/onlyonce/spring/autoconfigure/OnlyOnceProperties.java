@@ -67,7 +67,12 @@ public record OnlyOnceProperties(
      * @param storeFailurePolicy What to do when the store is unreachable: STRICT answers 503 and runs
      *     nothing, PERMISSIVE runs the method unprotected and counts it.
      * @param unavailableRetryAfter The Retry-After of a 503 answered because the store is unreachable.
-     * @param replayHeaders Response headers stored and replayed besides Content-Type and Location.
+     * @param replayExcludedHeaders Response headers a replay does not carry. A replay carries every
+     *     header the application wrote for the first answer (not those already set before the
+     *     handler ran, such as an outer filter's X-Request-ID), except Set-Cookie, Set-Cookie2, Date,
+     *     Content-Length, Transfer-Encoding, Connection, Keep-Alive, Proxy-Authenticate,
+     *     Proxy-Authorization, Proxy-Connection, TE, Trailer, Upgrade and Idempotent-Replayed, and
+     *     except these.
      * @param maxBodySize Two limits in one. A request body larger than this cannot be fingerprinted
      *     and is refused with 413 before the method runs (by the de-dup filter too). A response body
      *     larger than this is not stored: the work ran, so its key stays taken, and a retry is told
@@ -79,7 +84,7 @@ public record OnlyOnceProperties(
             @DefaultValue("30s") Duration lease,
             @DefaultValue("STRICT") StoreFailurePolicy storeFailurePolicy,
             @DefaultValue("5s") Duration unavailableRetryAfter,
-            @DefaultValue({}) List<String> replayHeaders,
+            @DefaultValue({}) List<String> replayExcludedHeaders,
             @DefaultValue("1MB") DataSize maxBodySize) {
     }
 

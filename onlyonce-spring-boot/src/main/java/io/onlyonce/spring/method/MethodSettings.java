@@ -5,9 +5,7 @@ import io.onlyonce.engine.ResponsePolicy;
 import io.onlyonce.spring.Idempotent;
 import java.lang.reflect.Method;
 import java.time.Duration;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -26,7 +24,7 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
  * @param annotation the annotation
  * @param config the engine configuration
  * @param keyExpression the parsed {@link Idempotent#key()}, or null to read the header
- * @param replayHeaders lower-case names of the response headers stored for replay
+ * @param replayHeaders which response headers are stored for replay
  * @param fingerprintHeaders request headers that are part of the fingerprint
  * @param maxBodySize largest response body stored
  */
@@ -34,7 +32,7 @@ public record MethodSettings(
         Idempotent annotation,
         IdempotencyConfig config,
         @Nullable Expression keyExpression,
-        Set<String> replayHeaders,
+        ReplayHeaders replayHeaders,
         List<String> fingerprintHeaders,
         long maxBodySize) {
 
@@ -94,7 +92,7 @@ public record MethodSettings(
 
         private final IdempotencyConfig defaults;
         private final Duration tokenResultRetention;
-        private final List<String> defaultReplayHeaders;
+        private final ReplayHeaders replayHeaders;
         private final long maxBodySize;
         private final SpelExpressionParser parser = new SpelExpressionParser();
         private final ConcurrentMap<Method, MethodSettings> cache = new ConcurrentHashMap<>();
@@ -102,14 +100,15 @@ public record MethodSettings(
         /**
          * @param defaults configuration of methods that override nothing
          * @param tokenResultRetention how long a token request's answer is kept to answer duplicates
-         * @param defaultReplayHeaders headers replayed besides Content-Type and Location
+         * @param replayExcludedHeaders response headers never stored for replay, besides
+         *     {@link ReplayHeaders#NEVER_REPLAYED}
          * @param maxBodySize largest response body stored
          */
-        public Factory(IdempotencyConfig defaults, Duration tokenResultRetention, List<String> defaultReplayHeaders,
+        public Factory(IdempotencyConfig defaults, Duration tokenResultRetention, List<String> replayExcludedHeaders,
                 long maxBodySize) {
             this.defaults = defaults;
             this.tokenResultRetention = tokenResultRetention;
-            this.defaultReplayHeaders = List.copyOf(defaultReplayHeaders);
+            this.replayHeaders = ReplayHeaders.excluding(replayExcludedHeaders);
             this.maxBodySize = maxBodySize;
         }
 
@@ -136,13 +135,8 @@ public record MethodSettings(
             if (annotation.onFailure() == Idempotent.FailureMode.KEEP) {
                 config.releaseOnException(false).responsePolicy(STORE_FAILURES_TOO);
             }
-            Set<String> replay = new LinkedHashSet<>(List.of("content-type", "location"));
-            defaultReplayHeaders.forEach(h -> replay.add(h.toLowerCase(Locale.ROOT)));
-            for (String header : annotation.replayHeaders()) {
-                replay.add(header.toLowerCase(Locale.ROOT));
-            }
             Expression key = annotation.key().isBlank() ? null : parser.parseExpression(annotation.key());
-            return new MethodSettings(annotation, config.build(), key, Set.copyOf(replay),
+            return new MethodSettings(annotation, config.build(), key, replayHeaders,
                     List.of(annotation.fingerprintHeaders()), maxBodySize);
         }
     }

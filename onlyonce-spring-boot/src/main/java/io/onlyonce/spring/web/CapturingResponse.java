@@ -8,6 +8,14 @@ import java.io.IOException;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.Charset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.util.FastByteArrayOutputStream;
 
@@ -16,6 +24,10 @@ import org.springframework.util.FastByteArrayOutputStream;
  * is held back (flushes do not commit) until {@link #copyBodyToResponse()}, so the record is
  * completed before the client sees its answer and a prompt retry is replayed rather than told
  * "in progress".
+ *
+ * <p>It also remembers which headers the response had when the capture started (an outer filter's
+ * {@code X-Request-ID}, CORS and security headers set before the chain), so that only the headers
+ * written for the answer itself are {@link #headersWrittenWhileCapturing() stored with it}.
  */
 final class CapturingResponse extends HttpServletResponseWrapper {
 
@@ -23,6 +35,7 @@ final class CapturingResponse extends HttpServletResponseWrapper {
     private @Nullable ServletOutputStream stream;
     private @Nullable PrintWriter writer;
     private boolean errorSent;
+    private Map<String, List<String>> headersBefore = Map.of();
 
     CapturingResponse(HttpServletResponse response) {
         super(response);
@@ -30,10 +43,51 @@ final class CapturingResponse extends HttpServletResponseWrapper {
 
     /** Holds back the body from now on. Fails if the response is already committed. */
     void startCapture() {
+        startCapture(currentHeaders());
+    }
+
+    /**
+     * Holds back the body from now on, taking {@code headersBefore} as the headers the response had
+     * before the answer was written (those of the capture of the first dispatch, for an error page).
+     */
+    void startCapture(Map<String, List<String>> headersBefore) {
         if (getResponse().isCommitted()) {
             throw new IllegalStateException("response committed before the idempotent method ran");
         }
+        this.headersBefore = headersBefore;
         buffer = new FastByteArrayOutputStream(1024);
+    }
+
+    /** The headers, by lower-case name, that the response had when the capture started. */
+    Map<String, List<String>> headersBeforeCapture() {
+        return headersBefore;
+    }
+
+    /**
+     * The headers written since the capture started, by the name they were written under, each with
+     * all its values: those absent then, and those whose values changed since. Content-Type is the
+     * container's to report (see {@link #getContentType()}); it may or may not be among them.
+     */
+    Map<String, List<String>> headersWrittenWhileCapturing() {
+        Map<String, List<String>> written = new LinkedHashMap<>();
+        Set<String> seen = new HashSet<>();
+        for (String name : getHeaderNames()) {
+            String lower = name.toLowerCase(Locale.ROOT);
+            List<String> values = new ArrayList<>(getHeaders(name));
+            if (seen.add(lower) && !values.equals(headersBefore.get(lower))) {
+                written.put(name, values);
+            }
+        }
+        return written;
+    }
+
+    /** Every header now set, by lower-case name, with its values in order. */
+    private Map<String, List<String>> currentHeaders() {
+        Map<String, List<String>> headers = new HashMap<>();
+        for (String name : getHeaderNames()) {
+            headers.computeIfAbsent(name.toLowerCase(Locale.ROOT), n -> new ArrayList<>(getHeaders(name)));
+        }
+        return headers;
     }
 
     boolean isCapturing() {

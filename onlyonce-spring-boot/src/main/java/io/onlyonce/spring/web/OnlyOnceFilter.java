@@ -270,7 +270,13 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
             return;
         }
         CapturingResponse capture = new CapturingResponse(response);
-        capture.startCapture();
+        // the headers the method's dispatch set before it ran stay the current request's
+        CapturingResponse first = capturingResponse(request);
+        if (first == null) {
+            capture.startCapture();
+        } else {
+            capture.startCapture(first.headersBeforeCapture());
+        }
         try {
             chain.doFilter(request, capture);
         } catch (IOException | ServletException | RuntimeException | Error failure) {
@@ -369,16 +375,22 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
         return resolved != null ? resolved : request.getAttribute(WebUtils.ERROR_EXCEPTION_ATTRIBUTE);
     }
 
+    /**
+     * The headers stored with the answer: those the application wrote while it was captured (not
+     * the ones already on the response before the method ran, which belong to each request, such as
+     * an outer filter's {@code X-Request-ID}), less the {@link io.onlyonce.spring.method.ReplayHeaders
+     * excluded} ones, and the Content-Type.
+     */
     private static List<StoredResponse.Header> replayHeaders(PendingExecution pending, CapturingResponse response) {
         List<StoredResponse.Header> headers = new ArrayList<>();
-        for (String name : response.getHeaderNames()) {
-            if (pending.replayHeaders().contains(name.toLowerCase(Locale.ROOT))) {
-                for (String value : response.getHeaders(name)) {
+        response.headersWrittenWhileCapturing().forEach((name, values) -> {
+            if (!name.equalsIgnoreCase("Content-Type") && pending.replayHeaders().isReplayed(name)) {
+                for (String value : values) {
                     headers.add(new StoredResponse.Header(name, value));
                 }
             }
-        }
-        if (response.getContentType() != null && headers.stream().noneMatch(h -> h.name().equalsIgnoreCase("Content-Type"))) {
+        });
+        if (response.getContentType() != null) {
             headers.add(new StoredResponse.Header("Content-Type", response.getContentType()));
         }
         return headers;

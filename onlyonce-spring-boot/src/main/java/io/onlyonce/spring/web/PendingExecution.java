@@ -1,7 +1,7 @@
 package io.onlyonce.spring.web;
 
 import io.onlyonce.engine.Execution;
-import java.util.Set;
+import io.onlyonce.spring.method.ReplayHeaders;
 import org.jspecify.annotations.Nullable;
 import org.springframework.web.context.request.async.AsyncRequestTimeoutException;
 
@@ -30,7 +30,7 @@ final class PendingExecution {
     private enum Work { RUNNING, SUCCEEDED, FAILED }
 
     private final Execution execution;
-    private final Set<String> replayHeaders;
+    private final ReplayHeaders replayHeaders;
     private final long maxBodySize;
     private final @Nullable Runnable onFailure;
     private boolean watched;
@@ -42,11 +42,11 @@ final class PendingExecution {
 
     /**
      * @param execution the engine's handle
-     * @param replayHeaders lower-case names of the response headers to store
+     * @param replayHeaders which response headers to store
      * @param maxBodySize largest body stored; a larger one is kept without its response
      * @param onFailure run when the execution fails (restores a token under RETRYABLE), or null
      */
-    PendingExecution(Execution execution, Set<String> replayHeaders, long maxBodySize, @Nullable Runnable onFailure) {
+    PendingExecution(Execution execution, ReplayHeaders replayHeaders, long maxBodySize, @Nullable Runnable onFailure) {
         this.execution = execution;
         this.replayHeaders = replayHeaders;
         this.maxBodySize = maxBodySize;
@@ -57,7 +57,7 @@ final class PendingExecution {
         return execution;
     }
 
-    Set<String> replayHeaders() {
+    ReplayHeaders replayHeaders() {
         return replayHeaders;
     }
 

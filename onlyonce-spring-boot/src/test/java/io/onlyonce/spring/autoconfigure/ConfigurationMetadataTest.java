@@ -72,7 +72,7 @@ class ConfigurationMetadataTest {
             Map<String, JsonNode> byName = new HashMap<>();
             hints.forEach(h -> byName.put(h.get("name").asString(), h));
             assertThat(byName).containsKeys("onlyonce.store", "onlyonce.key.store-failure-policy",
-                    "onlyonce.jdbc.initialize-schema", "onlyonce.dedup.rules.fields", "onlyonce.key.replay-headers");
+                    "onlyonce.jdbc.initialize-schema", "onlyonce.dedup.rules.fields", "onlyonce.key.replay-excluded-headers");
             java.util.List<String> stores = new java.util.ArrayList<>();
             byName.get("onlyonce.store").get("values").forEach(v -> stores.add(v.get("value").asString()));
             assertThat(stores).containsExactly("memory", "redis", "jdbc");

@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -64,11 +65,25 @@ public class EdgeController {
 
     /** A 201 with a pagination Link header longer than 64 KiB. */
     @PostMapping("/edge/link")
-    @Idempotent(replayHeaders = "Link")
+    @Idempotent
     public ResponseEntity<Map<String, Object>> link() {
         int n = count("link");
         String link = "</edge/link?cursor=" + "c".repeat(70_000) + ">; rel=\"next\"";
         return ResponseEntity.status(HttpStatus.CREATED).header("Link", link).body(Map.of("n", n));
+    }
+
+    /** A 201 with the headers a real creation answers with: an id, caching, a location, a cookie, a Vary. */
+    @PostMapping("/edge/headers")
+    @Idempotent
+    public ResponseEntity<Map<String, Object>> headers() {
+        int n = count("headers");
+        return ResponseEntity.status(HttpStatus.CREATED)
+                .header("X-Order-Id", "o-" + n)
+                .header(HttpHeaders.CACHE_CONTROL, "no-store")
+                .header(HttpHeaders.LOCATION, "/edge/orders/" + n)
+                .header(HttpHeaders.SET_COOKIE, "last-order=o-" + n + "; Path=/; HttpOnly")
+                .header(HttpHeaders.VARY, "Accept-Language")
+                .body(Map.of("n", n));
     }
 
     /** A body of {@code bytes} bytes. */
@@ -81,7 +96,7 @@ public class EdgeController {
 
     /** A header value that no store can keep. */
     @PostMapping("/edge/control-header")
-    @Idempotent(replayHeaders = "X-Trace")
+    @Idempotent
     public ResponseEntity<Map<String, Object>> controlHeader() {
         int n = count("control-header");
         return ResponseEntity.status(HttpStatus.CREATED).header("X-Trace", "a\u0001b").body(Map.of("n", n));

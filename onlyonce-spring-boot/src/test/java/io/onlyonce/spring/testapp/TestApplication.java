@@ -2,14 +2,23 @@ package io.onlyonce.spring.testapp;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.onlyonce.testing.MutableClock;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.util.UUID;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.Ordered;
 import org.springframework.security.config.Customizer;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.core.userdetails.User;
 import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
  * A small order service protected by OnlyOnce, used by the HTTP tests. Users alice and bob (HTTP
@@ -18,6 +27,9 @@ import org.springframework.security.web.SecurityFilterChain;
  */
 @SpringBootApplication
 public class TestApplication {
+
+    /** The request id header set by {@link #requestIdFilter()}. */
+    public static final String REQUEST_ID = "X-Request-ID";
 
     /** This instance's clock; {@code test.clock-offset} sets it apart from the others' (another machine). */
     @Bean
@@ -37,6 +49,25 @@ public class TestApplication {
         return new InMemoryUserDetailsManager(
                 User.withUsername("alice").password("{noop}alice-pw").roles("USER").build(),
                 User.withUsername("bob").password("{noop}bob-pw").roles("USER").build());
+    }
+
+    /**
+     * {@code X-Request-ID}, as services set it in their outermost filter: the caller's, or a new one
+     * per request. It belongs to each request, so a replay must carry its own.
+     */
+    @Bean
+    FilterRegistrationBean<OncePerRequestFilter> requestIdFilter() {
+        FilterRegistrationBean<OncePerRequestFilter> registration = new FilterRegistrationBean<>(new OncePerRequestFilter() {
+            @Override
+            protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+                    throws ServletException, IOException {
+                String id = request.getHeader(REQUEST_ID);
+                response.setHeader(REQUEST_ID, id != null ? id : UUID.randomUUID().toString());
+                chain.doFilter(request, response);
+            }
+        });
+        registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
+        return registration;
     }
 
     @Bean

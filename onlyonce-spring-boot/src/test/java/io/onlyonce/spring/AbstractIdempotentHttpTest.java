@@ -527,7 +527,8 @@ public abstract class AbstractIdempotentHttpTest {
         order("alice", key, ORDER);
         HttpResponse<String> xml = http.send(http.post("/orders", "alice", ORDER).header("Idempotency-Key", key)
                 .header("Accept", "application/xml"));
-        assertProblem(xml, 406, "idempotency-replay-not-acceptable");
+        assertThat(xml.statusCode()).isEqualTo(406);
+        assertThat(xml.headers().firstValue("Idempotent-Replayed")).isEmpty();
         HttpResponse<String> json = http.send(http.post("/orders", "alice", ORDER).header("Idempotency-Key", key)
                 .header("Accept", "application/json, text/plain;q=0.5"));
         assertThat(json.statusCode()).isEqualTo(201);
@@ -539,15 +540,65 @@ public abstract class AbstractIdempotentHttpTest {
     }
 
     @Test
-    void aResultTheClientDoesNotAcceptIsNotStoredAndTheWorkDoesNotRunAgain() {
+    void anAnswerTheClientDoesNotAcceptIs406BeforeTheMethodRunsAndNothingIsKept() {
+        double refused = counted("business", "not_acceptable", "POST /orders");
         String key = newKey();
-        HttpResponse<String> xml = http.send(http.post("/orders", "alice", ORDER).header("Idempotency-Key", key)
-                .header("Accept", "application/xml"));
-        assertThat(xml.statusCode()).isEqualTo(406);
-        assertThat(orders.executions("orders")).as("the method ran; only its result could not be written").isEqualTo(1);
-        HttpResponse<String> json = http.send(http.post("/orders", "alice", ORDER).header("Idempotency-Key", key));
-        assertProblem(json, 422, "idempotency-response-not-kept");
+        for (String accept : List.of("text/html", "application/xml", "text/html, application/xhtml+xml;q=0.9")) {
+            HttpResponse<String> html = http.send(http.post("/orders", "alice", ORDER).header("Idempotency-Key", key)
+                    .header("Accept", accept));
+            assertThat(html.statusCode()).as(accept).isEqualTo(406);
+        }
+        assertThat(orders.executions("orders")).as("refused before the method ran").isZero();
+        assertThat(record("POST /orders", "alice", key)).as("nothing claimed, nothing stored").isEmpty();
+        assertThat(counted("business", "not_acceptable", "POST /orders")).isEqualTo(refused + 3);
+
+        HttpResponse<String> json = http.send(http.post("/orders", "alice", ORDER).header("Idempotency-Key", key)
+                .header("Accept", "application/json"));
+        assertThat(json.statusCode()).as("the corrected retry runs").isEqualTo(201);
+        HttpResponse<String> again = http.send(http.post("/orders", "alice", ORDER).header("Idempotency-Key", key)
+                .header("Accept", "application/json"));
+        assertThat(again.headers().firstValue("Idempotent-Replayed")).contains("true");
+        assertThat(again.body()).isEqualTo(json.body());
         assertThat(orders.executions("orders")).isEqualTo(1);
+    }
+
+    @Test
+    void everyAcceptThatAllowsTheAnswersTypeRuns() {
+        List<String> accepts = List.of("application/json", "*/*", "application/*", "application/json;charset=UTF-8",
+                "text/html;q=1, application/xml;q=0.9, application/json;q=0.1", "text/html, */*;q=0.8");
+        for (String accept : accepts) {
+            HttpResponse<String> response = http.send(http.post("/orders", "alice", ORDER)
+                    .header("Idempotency-Key", newKey()).header("Accept", accept));
+            assertThat(response.statusCode()).as(accept).isEqualTo(201);
+            assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
+                    type -> assertThat(type).startsWith("application/json"));
+        }
+        assertThat(orders.executions("orders")).isEqualTo(accepts.size());
+    }
+
+    @Test
+    void aHandlerThatProducesTextIsCheckedAgainstWhatItProduces() {
+        String key = newKey();
+        HttpResponse<String> text = http.send(http.post("/edge/large?bytes=3", "alice", "").header("Idempotency-Key", key)
+                .header("Accept", "text/plain"));
+        assertThat(text.statusCode()).isEqualTo(201);
+        assertThat(text.body()).isEqualTo("1xx");
+        HttpResponse<String> json = http.send(http.post("/edge/large?bytes=3", "alice", "").header("Idempotency-Key", newKey())
+                .header("Accept", "application/json"));
+        assertThat(json.statusCode()).isEqualTo(406);
+        assertThat(edge.executions("large")).isEqualTo(1);
+    }
+
+    @Test
+    void aNotAcceptableSubmissionDoesNotConsumeItsToken() {
+        String token = token("alice", "seckill");
+        HttpResponse<String> html = http.send(http.post("/seckill", "alice", ORDER).header("Idempotency-Token", token)
+                .header("Accept", "text/html"));
+        assertThat(html.statusCode()).isEqualTo(406);
+        assertThat(orders.executions("seckill")).isZero();
+        assertThat(submit("/seckill", "alice", token).statusCode()).as("the token is still unused").isEqualTo(201);
+        assertProblem(submit("/seckill", "alice", token), 409, "duplicate-submission");
+        assertThat(orders.executions("seckill")).isEqualTo(1);
     }
 
     @Test

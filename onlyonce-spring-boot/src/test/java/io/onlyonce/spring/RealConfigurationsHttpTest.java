@@ -53,7 +53,8 @@ import tools.jackson.databind.json.JsonMapper;
     "onlyonce.token.rate-limit.max-requests=5",
     "onlyonce.token.rate-limit.max-live=8",
     "spring.servlet.multipart.max-file-size=2MB",
-    "spring.servlet.multipart.max-request-size=3MB"
+    "spring.servlet.multipart.max-request-size=3MB",
+    "spring.mvc.contentnegotiation.favor-parameter=true"
 })
 @Import(RealConfigurationsHttpTest.ShopConventions.class)
 class RealConfigurationsHttpTest {
@@ -155,6 +156,21 @@ class RealConfigurationsHttpTest {
         assertThat(retry.headers().firstValue("Content-Type")).isEqualTo(first.headers().firstValue("Content-Type"));
         assertThat(retry.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
         assertThat(orders.executions("orders")).isEqualTo(1);
+    }
+
+    @Test
+    void whatTheRequestAcceptsIsReadAsSpringMvcReadsIt() {
+        HttpResponse<String> format = http.send(http.post("/orders?format=json", "alice", ORDER)
+                .header("Idempotency-Key", UUID.randomUUID().toString()).header("Accept", "text/html"));
+        assertThat(format.statusCode()).as("?format=json counts before Accept").isEqualTo(201);
+        assertThat(format.headers().firstValue("Content-Type")).hasValueSatisfying(
+                type -> assertThat(type).startsWith("application/json"));
+        assertThat(orders.executions("orders")).isEqualTo(1);
+
+        HttpResponse<String> html = http.send(http.post("/orders", "alice", ORDER)
+                .header("Idempotency-Key", UUID.randomUUID().toString()).header("Accept", "text/html"));
+        assertThat(html.statusCode()).isNotEqualTo(201);
+        assertThat(orders.executions("orders")).as("the method did not run for text/html").isEqualTo(1);
     }
 
     @Test

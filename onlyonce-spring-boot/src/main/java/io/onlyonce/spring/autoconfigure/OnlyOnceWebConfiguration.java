@@ -8,6 +8,7 @@ import io.onlyonce.spring.dedup.DedupRules;
 import io.onlyonce.spring.dedup.RequestDedupFilter;
 import io.onlyonce.spring.method.MethodSettings;
 import io.onlyonce.spring.metrics.OnlyOnceStatistics;
+import io.onlyonce.spring.web.AcceptCheck;
 import io.onlyonce.spring.web.IdempotentMethodInterceptor;
 import io.onlyonce.spring.web.OnlyOnceExceptionHandler;
 import io.onlyonce.spring.web.OnlyOnceFilter;
@@ -21,7 +22,9 @@ import io.onlyonce.token.TokenService;
 import io.onlyonce.window.WindowStore;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.ServletRequestListener;
+import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
@@ -29,8 +32,11 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.web.servlet.ServletListenerRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.util.function.SingletonSupplier;
+import org.springframework.web.accept.ContentNegotiationManager;
 import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
 
 /**
  * The Spring MVC side: the {@code @Idempotent} advisor and its interceptors, the capturing filter,
@@ -98,12 +104,33 @@ class OnlyOnceWebConfiguration {
                 properties.principalRequired());
     }
 
+    /**
+     * The 406 decided before an {@code @Idempotent} method runs, with the converters and the content
+     * negotiation of Spring MVC itself (looked up at the first request: they are made after the
+     * configurers).
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    AcceptCheck onlyOnceAcceptCheck(ObjectProvider<RequestMappingHandlerAdapter> adapters,
+            @Qualifier("mvcContentNegotiationManager") ObjectProvider<ContentNegotiationManager> negotiation,
+            OnlyOnceStatistics statistics) {
+        return new AcceptCheck(
+                () -> {
+                    RequestMappingHandlerAdapter adapter = adapters.getIfUnique();
+                    return adapter == null ? List.of() : adapter.getMessageConverters();
+                },
+                SingletonSupplier.of(() -> negotiation.getIfAvailable(ContentNegotiationManager::new)),
+                statistics);
+    }
+
     @Bean
     @ConditionalOnMissingBean(name = "onlyOnceWebMvcConfigurer")
-    WebMvcConfigurer onlyOnceWebMvcConfigurer(TokenHandlerInterceptor tokenInterceptor) {
+    WebMvcConfigurer onlyOnceWebMvcConfigurer(AcceptCheck acceptCheck, TokenHandlerInterceptor tokenInterceptor) {
         return new WebMvcConfigurer() {
             @Override
             public void addInterceptors(InterceptorRegistry registry) {
+                // a 406 first, as a mapping's produces would answer it before any interceptor
+                registry.addInterceptor(acceptCheck);
                 registry.addInterceptor(tokenInterceptor);
             }
         };

@@ -29,11 +29,6 @@ public final class ReplayHeaders {
         this.excluded = excluded;
     }
 
-    /** {@link #NEVER_REPLAYED} only. */
-    public static ReplayHeaders defaults() {
-        return DEFAULT;
-    }
-
     /** {@link #NEVER_REPLAYED} and {@code names} (any case). */
     public static ReplayHeaders excluding(Collection<String> names) {
         if (names.isEmpty()) {

@@ -197,6 +197,31 @@ public abstract class AbstractSeckillScenarios {
         assertThat(rows.count("SELECT COUNT(*) FROM orders WHERE business_id = ?", businessId)).isEqualTo(1);
     }
 
+    @Test
+    void anOrderAskedForAsHtmlIs406BeforeAnythingIsPlacedAndTheReplayKeepsItsOwnRequestId() {
+        Session buyer = api.login(user("html"));
+        long product = rows.createProduct("10.00", 100);
+        String businessId = Api.businessId(buyer);
+        String body = "{\"productId\":" + product + ",\"quantity\":1}";
+
+        Response html = api.post("/api/orders", buyer, body, "Idempotency-Key", businessId, "Accept", "text/html");
+        assertThat(html.status()).as(html.toString()).isEqualTo(406);
+        assertThat(rows.count("SELECT COUNT(*) FROM orders WHERE business_id = ?", businessId)).isZero();
+        assertThat(rows.productStock(product)).isEqualTo(100);
+
+        Response created = api.post("/api/orders", buyer, body, "Idempotency-Key", businessId, "X-Request-ID", "first-1");
+        assertThat(created.status()).as("the corrected retry places the order").isEqualTo(201);
+        Response replay = api.post("/api/orders", buyer, body, "Idempotency-Key", businessId, "X-Request-ID", "retry-1");
+        assertThat(replay.status()).isEqualTo(201);
+        assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(replay.body()).isEqualTo(created.body());
+        assertThat(replay.header("Location")).isEqualTo(created.header("Location"));
+        assertThat(created.header("X-Request-ID")).isEqualTo("first-1");
+        assertThat(replay.header("X-Request-ID")).as("the retry's own request id").isEqualTo("retry-1");
+        assertThat(rows.count("SELECT COUNT(*) FROM orders WHERE business_id = ?", businessId)).isEqualTo(1);
+        assertThat(rows.productStock(product)).isEqualTo(99);
+    }
+
     // ---------------------------------------------------------------- the flash sale
 
     /** Which user sent a request, in which round, and what came back. */

@@ -98,12 +98,12 @@ public final class IdempotencyEngine {
             return new Admission.Admitted(new HeldExecution(key, null, config));
         }
         if (claim instanceof ClaimResult.Existing existing) {
-            return new Admission.Decided(report(key, decide(existing.record(), fingerprint)));
+            return new Admission.Decided(report(key, decide(existing.record(), fingerprint, config.lease())));
         }
         return new Admission.Admitted(new HeldExecution(key, ((ClaimResult.Claimed) claim).owner(), config));
     }
 
-    private static Outcome decide(IdempotencyRecord record, Fingerprint fingerprint) {
+    private static Outcome decide(IdempotencyRecord record, Fingerprint fingerprint, Duration lease) {
         if (!record.fingerprint().equals(fingerprint)) {
             return new Outcome.FingerprintMismatch();
         }
@@ -113,7 +113,9 @@ public final class IdempotencyEngine {
         }
         Duration left = record.expiresIn();
         Duration rounded = Duration.ofSeconds(left.getSeconds() + (left.getNano() > 0 ? 1 : 0));
-        return new Outcome.InProgress(rounded.compareTo(MIN_RETRY_AFTER) < 0 ? MIN_RETRY_AFTER : rounded);
+        Duration running = lease.minus(left);
+        return new Outcome.InProgress(rounded.compareTo(MIN_RETRY_AFTER) < 0 ? MIN_RETRY_AFTER : rounded,
+                running.isNegative() ? Duration.ZERO : running);
     }
 
     private <T> T timed(String operation, Supplier<T> call) {

@@ -45,9 +45,18 @@ public sealed interface Outcome {
     /**
      * The same request is running elsewhere; retry after the suggested delay.
      *
-     * @param retryAfter time until the holder's lease ends (at least one second)
+     * @param retryAfter time until the holder's lease ends, rounded up to whole seconds (at least
+     *     one second): the longest a retry may have to wait
+     * @param running how long the holder has held the key, as far as the lease tells (the lease of
+     *     this call's configuration less what is left of it; zero when the holder's lease is longer):
+     *     a caller that knows how long the work usually takes subtracts this to suggest a shorter wait
      */
-    record InProgress(Duration retryAfter) implements Outcome {
+    record InProgress(Duration retryAfter, Duration running) implements Outcome {
+
+        /** In progress, with nothing known of how long the holder has run. */
+        public InProgress(Duration retryAfter) {
+            this(retryAfter, Duration.ZERO);
+        }
     }
 
     /** The key was used for a request with another fingerprint. Nothing ran. */

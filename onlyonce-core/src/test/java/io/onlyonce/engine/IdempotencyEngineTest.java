@@ -114,13 +114,13 @@ class IdempotencyEngineTest {
     }
 
     @Test
-    void inProgressSuggestsTheRestOfTheLeaseRoundedUpOnTheStoresClock() {
+    void inProgressSuggestsTheRestOfTheLeaseRoundedUpOnTheStoresClockAndSaysHowLongTheHolderRan() {
         InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(clock, 100);
         store.claim(key, fp, Duration.ofSeconds(30));
         now.updateAndGet(t -> t.plusMillis(2_500));
         Outcome outcome = IdempotencyEngine.builder(store).build()
                 .execute(key, fp, IdempotencyConfig.ofDefaults(), () -> ok);
-        assertThat(outcome).isEqualTo(new Outcome.InProgress(Duration.ofSeconds(28)));
+        assertThat(outcome).isEqualTo(new Outcome.InProgress(Duration.ofSeconds(28), Duration.ofMillis(2_500)));
     }
 
     @Test
@@ -195,7 +195,7 @@ class IdempotencyEngineTest {
         Execution execution = ((Admission.Admitted) admission).execution();
         assertThat(execution.isProtected()).isTrue();
         assertThat(engine.admit(key, fp, IdempotencyConfig.ofDefaults()))
-                .isEqualTo(new Admission.Decided(new Outcome.InProgress(Duration.ofSeconds(30))));
+                .isEqualTo(new Admission.Decided(new Outcome.InProgress(Duration.ofSeconds(30), Duration.ZERO)));
 
         assertThat(execution.complete(ok)).isEqualTo(new Outcome.Executed(ok, Outcome.Recording.STORED));
         assertThatThrownBy(() -> execution.complete(ok)).isInstanceOf(IllegalStateException.class);

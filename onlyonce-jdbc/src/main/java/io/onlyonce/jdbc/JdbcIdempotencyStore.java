@@ -52,6 +52,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private final DataSource dataSource;
     private final Jdbc.Transactions transactions;
     private final IdempotencySql sql;
+    private final String selectLive;
 
     /** A store on the default table {@code onlyonce_idempotency}. */
     public JdbcIdempotencyStore(DataSource dataSource, JdbcDialect dialect) {
@@ -64,6 +65,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         Objects.requireNonNull(dialect, "dialect");
         this.transactions = Jdbc.Transactions.of(dialect, config.joinTransactions());
         this.sql = new IdempotencySql(dialect, config.idempotencyTable());
+        // joined, the caller's transaction may hold a snapshot older than the row a concurrent claim
+        // just committed (MySQL's REPEATABLE READ): read the latest committed row instead
+        this.selectLive = transactions == Jdbc.Transactions.JOINED ? sql.selectLiveLocking() : sql.selectLive();
     }
 
     /** @throws IllegalArgumentException when {@code lease} is not positive */
@@ -187,7 +191,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     private @Nullable IdempotencyRecord selectLive(Connection connection, IdempotencyKey key) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement(sql.selectLive())) {
+        try (PreparedStatement select = connection.prepareStatement(selectLive)) {
             sql.bindKey(select, 1, key);
             try (ResultSet row = select.executeQuery()) {
                 return row.next() ? toRecord(key, row) : null;

@@ -63,12 +63,14 @@
  * {@code TransactionAwareDataSourceProxy}, and set
  * {@link io.onlyonce.jdbc.JdbcStoreConfig#withJoinTransactions joinTransactions}: the store then
  * never commits nor rolls back, a claim commits or rolls back with the business data, and its rows
- * stay locked until the transaction ends. Nor can it retry: a serialization failure or deadlock
- * has rolled back the caller's whole transaction. Such transactions must therefore run at READ
- * COMMITTED (the default of PostgreSQL and H2; MySQL and MariaDB default to REPEATABLE READ, under
- * which a claim that races with another transaction can fail with
- * {@link io.onlyonce.StoreUnavailableException}, or report the record as the transaction's older
- * snapshot shows it).
+ * stay locked until the transaction ends: a concurrent claim of the same key waits for that
+ * transaction and then sees what it committed (the completed record to replay, or nothing when it
+ * rolled back). Nor can it retry: a serialization failure or deadlock has rolled back the caller's
+ * whole transaction, and surfaces as {@link io.onlyonce.StoreUnavailableException}. On MySQL and
+ * MariaDB, whose default level is REPEATABLE READ, a joined store reads the record with a locking
+ * read, which sees the latest committed row whatever the transaction's snapshot; on PostgreSQL a
+ * joined transaction should run at READ COMMITTED (its default), since at a stricter level a claim
+ * that raced with another transaction fails with a serialization failure.
  *
  * <h2>Failures</h2>
  * Every {@link java.sql.SQLException}, including a serialization failure or deadlock that outlived

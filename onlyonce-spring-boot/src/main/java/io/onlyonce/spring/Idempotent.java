@@ -53,6 +53,17 @@ public @interface Idempotent {
     /** KEY strategy: whether a request without a key is refused (400) rather than run unprotected. */
     boolean required() default true;
 
+    /**
+     * KEY strategy on a bean that is not a web handler (a service method): whether the caller's
+     * principal is part of the key's scope, as it always is on handlers. Within an authenticated
+     * request (or wherever Spring Security's context names a caller), one principal's key then
+     * never matches another's: bob calling with alice's refund number runs his own call instead of
+     * receiving alice's stored result. Calls without a principal (jobs, message listeners) are
+     * scoped by method alone either way. Set it false only for a key that is global by nature and
+     * shared by every caller (a payment platform's notice id).
+     */
+    boolean perPrincipal() default true;
+
     /** KEY strategy: how long the response is replayed, as {@code 24h}, {@code 30m} or ISO-8601; empty for the configured default. */
     String retention() default "";
 

@@ -128,6 +128,9 @@ class RealConfigurationsHttpTest {
     @Autowired
     EdgeController edge;
 
+    @Autowired
+    io.onlyonce.spring.testapp.TransactionalController transactional;
+
     Http http;
 
     @BeforeEach
@@ -171,6 +174,26 @@ class RealConfigurationsHttpTest {
                 .header("Idempotency-Key", UUID.randomUUID().toString()).header("Accept", "text/html"));
         assertThat(html.statusCode()).isNotEqualTo(201);
         assertThat(orders.executions("orders")).as("the method did not run for text/html").isEqualTo(1);
+    }
+
+    @Test
+    void aHandlerWhoseTransactionFailsToCommitFreesItsKeyWhateverTheWrapperAnswers() {
+        String key = UUID.randomUUID().toString();
+        int before = transactional.executions();
+        HttpResponse<String> failed = http.send(http.post("/tx/refunds?failCommit=true", "alice", "")
+                .header("Idempotency-Key", key));
+        assertThat(failed.statusCode()).as("the application's wrapper answers 200").isEqualTo(200);
+        assertThat(JSON.readTree(failed.body()).get("code").asInt()).isEqualTo(500);
+        HttpResponse<String> retry = http.send(http.post("/tx/refunds?failCommit=true", "alice", "")
+                .header("Idempotency-Key", key));
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).as("never a replay of rolled-back work").isEmpty();
+        assertThat(transactional.executions() - before).as("the retry ran again").isEqualTo(2);
+        HttpResponse<String> fixed = http.send(http.post("/tx/refunds", "alice", "").header("Idempotency-Key", key));
+        assertThat(JSON.readTree(fixed.body()).get("code").asInt()).isZero();
+        HttpResponse<String> replay = http.send(http.post("/tx/refunds", "alice", "").header("Idempotency-Key", key));
+        assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(replay.body()).isEqualTo(fixed.body());
+        assertThat(transactional.executions() - before).isEqualTo(3);
     }
 
     @Test

@@ -21,6 +21,7 @@ public final class IdempotencySql {
     private final InsertIfAbsent insert;
     private final String takeOver;
     private final String selectLive;
+    private final String selectLiveLocking;
     private final String complete;
     private final String release;
     private final ExpiredRows expiredRows;
@@ -45,6 +46,7 @@ public final class IdempotencySql {
                 + " expires_at_ms = " + now + " + ? WHERE " + key + " AND expires_at_ms <= " + now;
         this.selectLive = "SELECT status, fingerprint, owner, expires_at_ms - " + now + ", response_status,"
                 + " response_headers, response_body FROM " + table + " WHERE " + key + " AND expires_at_ms > " + now;
+        this.selectLiveLocking = hashedKey ? selectLive + " LOCK IN SHARE MODE" : selectLive;
         String heldBy = " WHERE " + key + " AND status = 'P' AND owner = ? AND expires_at_ms > " + now;
         this.complete = "UPDATE " + table + " SET status = 'C', expires_at_ms = " + now + " + ?, response_status = ?,"
                 + " response_headers = ?, response_body = ?" + heldBy;
@@ -91,6 +93,16 @@ public final class IdempotencySql {
      */
     public String selectLive() {
         return selectLive;
+    }
+
+    /**
+     * {@link #selectLive()} as a reading that sees the latest committed row even inside a
+     * transaction whose snapshot is older (MySQL and MariaDB at REPEATABLE READ, their default): a
+     * locking read. The same statement elsewhere, where every statement at READ COMMITTED sees the
+     * latest committed row.
+     */
+    public String selectLiveLocking() {
+        return selectLiveLocking;
     }
 
     /**

@@ -10,6 +10,10 @@ import io.onlyonce.memory.InMemoryIdempotencyStore;
 import io.onlyonce.memory.InMemoryTokenStore;
 import io.onlyonce.memory.InMemoryWindowStore;
 import io.onlyonce.spring.Idempotent;
+import io.onlyonce.spring.method.CallerPrincipal;
+import io.onlyonce.spring.method.IdempotentAdvisingPostProcessor;
+import io.onlyonce.spring.method.ObservedDurations;
+import io.onlyonce.spring.method.TransactionJoin;
 import io.onlyonce.spring.method.IdempotentInvocationInterceptor;
 import io.onlyonce.spring.method.MethodSettings;
 import io.onlyonce.spring.method.WebInvocations;
@@ -31,12 +35,8 @@ import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
-import org.aopalliance.aop.Advice;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.aop.Advisor;
-import org.springframework.aop.support.DefaultPointcutAdvisor;
-import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -227,19 +227,30 @@ public class OnlyOnceAutoConfiguration {
     @ConditionalOnMissingBean
     IdempotentInvocationInterceptor onlyOnceInvocationInterceptor(IdempotencyEngine engine,
             MethodSettings.Factory settings, OnlyOnceStatistics statistics, ObjectProvider<JsonMapper> json,
-            ObjectProvider<WebInvocations> web) {
+            ObjectProvider<WebInvocations> web, ObjectProvider<CallerPrincipal> principal,
+            ObjectProvider<TransactionJoin> join, ObservedDurations durations) {
         return new IdempotentInvocationInterceptor(engine, settings, statistics,
-                json.getIfAvailable(() -> JsonMapper.builder().build()), web.getIfAvailable());
+                json.getIfAvailable(() -> JsonMapper.builder().build()), web.getIfAvailable(),
+                principal.getIfAvailable(CallerPrincipal::fromSecurityContext), join.getIfAvailable(() -> TransactionJoin.NEVER),
+                durations);
     }
 
-    /** Applies the advice to every {@code @Idempotent} method, through Spring's auto-proxying. */
+    /** How long each protected method and endpoint takes, for the Retry-After of a request in progress. */
     @Bean
+    @ConditionalOnMissingBean
+    ObservedDurations onlyOnceObservedDurations() {
+        return new ObservedDurations();
+    }
+
+    /**
+     * Applies the advice to every {@code @Idempotent} method, as the innermost advice of its bean
+     * (inside a transaction on the same method, whatever the transaction advisor's order).
+     */
+    @Bean(IdempotentMethodValidator.ADVISOR_BEAN_NAME)
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     @ConditionalOnMissingBean(name = IdempotentMethodValidator.ADVISOR_BEAN_NAME)
-    static Advisor onlyOnceAdvisor(ObjectProvider<IdempotentInvocationInterceptor> interceptor) {
-        Advice lazy = (org.aopalliance.intercept.MethodInterceptor) invocation -> interceptor.getObject().invoke(invocation);
-        // checkInherited: an @Idempotent on an interface method (generated API interfaces) applies too
-        return new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, Idempotent.class, true), lazy);
+    static IdempotentAdvisingPostProcessor onlyOnceAdvisor(ObjectProvider<IdempotentInvocationInterceptor> interceptor) {
+        return new IdempotentAdvisingPostProcessor(interceptor);
     }
 
     /**

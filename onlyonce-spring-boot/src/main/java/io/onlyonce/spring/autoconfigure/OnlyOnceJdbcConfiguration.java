@@ -6,6 +6,7 @@ import io.onlyonce.jdbc.JdbcSchema;
 import io.onlyonce.jdbc.JdbcStoreConfig;
 import io.onlyonce.jdbc.JdbcTokenStore;
 import io.onlyonce.jdbc.JdbcWindowStore;
+import io.onlyonce.spring.method.TransactionJoin;
 import io.onlyonce.store.IdempotencyStore;
 import io.onlyonce.token.TokenStore;
 import io.onlyonce.window.WindowStore;
@@ -53,10 +54,36 @@ class OnlyOnceJdbcConfiguration {
         return JdbcStoreConfig.defaults();
     }
 
+    /**
+     * The idempotency store; with {@code onlyonce.jdbc.join-transaction} it writes through the
+     * connection of the Spring transaction active on this DataSource.
+     */
     @Bean
     @ConditionalOnMissingBean
-    IdempotencyStore onlyOnceIdempotencyStore(DataSource dataSource, JdbcDialect dialect, JdbcStoreConfig config) {
-        return new JdbcIdempotencyStore(dataSource, dialect, config);
+    IdempotencyStore onlyOnceIdempotencyStore(DataSource dataSource, JdbcDialect dialect, JdbcStoreConfig config,
+            OnlyOnceProperties properties) {
+        return new TransactionAwareJdbcIdempotencyStore(dataSource, dialect, config, properties.jdbc().joinTransaction(),
+                PoolSize.of(dataSource));
+    }
+
+    /** Tells the method advice whether a record is completed inside the active transaction. */
+    @Bean
+    @ConditionalOnMissingBean
+    TransactionJoin onlyOnceTransactionJoin(IdempotencyStore onlyOnceIdempotencyStore) {
+        return onlyOnceIdempotencyStore instanceof TransactionAwareJdbcIdempotencyStore store
+                ? store::joinsCurrentTransaction
+                : TransactionJoin.NEVER;
+    }
+
+    /**
+     * Warns at start-up when {@code @Idempotent} methods run in transactions while the store does not
+     * join them: each such call holds two connections of the pool at once.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    static TransactionalIdempotentMethods onlyOnceTransactionalMethodsCheck(
+            org.springframework.core.env.Environment environment) {
+        return new TransactionalIdempotentMethods(environment);
     }
 
     @Bean

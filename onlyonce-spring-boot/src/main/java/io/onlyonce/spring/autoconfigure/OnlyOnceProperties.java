@@ -198,8 +198,17 @@ public record OnlyOnceProperties(
      * The JDBC store.
      *
      * @param initializeSchema When the tables are created at start-up.
+     * @param joinTransaction Whether an idempotency record is written through the connection of the
+     *     Spring transaction active on the same DataSource: claimed and completed inside the business
+     *     transaction, so record and effect commit or roll back together, also across a crash between
+     *     the commit and the completion, and without a second connection per request. A concurrent
+     *     duplicate then waits for the first request's transaction instead of being told it is in
+     *     progress. Outside a transaction, and when false, every store statement commits on its own
+     *     connection.
      */
-    public record Jdbc(@DefaultValue("EMBEDDED") SchemaInitialization initializeSchema) {
+    public record Jdbc(
+            @DefaultValue("EMBEDDED") SchemaInitialization initializeSchema,
+            @DefaultValue("false") boolean joinTransaction) {
     }
 
     /** When the JDBC schema is created. */

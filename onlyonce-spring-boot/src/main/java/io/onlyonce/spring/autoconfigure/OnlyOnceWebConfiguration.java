@@ -6,13 +6,16 @@ import io.onlyonce.spring.Idempotent;
 import io.onlyonce.spring.PrincipalResolver;
 import io.onlyonce.spring.dedup.DedupRules;
 import io.onlyonce.spring.dedup.RequestDedupFilter;
+import io.onlyonce.spring.method.CallerPrincipal;
 import io.onlyonce.spring.method.MethodSettings;
+import io.onlyonce.spring.method.ObservedDurations;
 import io.onlyonce.spring.metrics.OnlyOnceStatistics;
 import io.onlyonce.spring.web.AcceptCheck;
 import io.onlyonce.spring.web.IdempotentMethodInterceptor;
 import io.onlyonce.spring.web.OnlyOnceExceptionHandler;
 import io.onlyonce.spring.web.OnlyOnceFilter;
 import io.onlyonce.spring.web.OnlyOnceProblems;
+import io.onlyonce.spring.web.OnlyOnceRefusals;
 import io.onlyonce.spring.web.ServletPrincipalResolver;
 import io.onlyonce.spring.web.TokenEndpoint;
 import io.onlyonce.spring.web.TokenHandlerInterceptor;
@@ -34,6 +37,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.util.function.SingletonSupplier;
 import org.springframework.web.accept.ContentNegotiationManager;
+import org.springframework.web.context.request.RequestContextHolder;
+import org.springframework.web.context.request.ServletRequestAttributes;
+import org.springframework.web.servlet.HandlerExceptionResolver;
 import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
@@ -90,10 +96,29 @@ class OnlyOnceWebConfiguration {
     @ConditionalOnMissingBean
     IdempotentMethodInterceptor onlyOnceMethodInterceptor(IdempotencyEngine engine, ObjectProvider<IdempotencyStore> stores,
             TokenService tokens, PrincipalResolver principals, MethodSettings.Factory settings,
-            OnlyOnceStatistics statistics, OnlyOnceProperties properties) {
+            OnlyOnceStatistics statistics, OnlyOnceProperties properties, ObservedDurations durations) {
         IdempotencyStore store = OnlyOnceAutoConfiguration.requireStore(stores, IdempotencyStore.class, properties);
         return new IdempotentMethodInterceptor(engine, store, tokens, principals, settings, statistics,
-                properties.principalRequired(), properties.key().header());
+                properties.principalRequired(), properties.key().header(), durations);
+    }
+
+    /**
+     * The caller of an {@code @Idempotent} service method: the current request's principal (as the
+     * {@link PrincipalResolver} names it), else Spring Security's context, else none.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    CallerPrincipal onlyOnceCallerPrincipal(PrincipalResolver principals) {
+        CallerPrincipal security = CallerPrincipal.fromSecurityContext();
+        return () -> {
+            if (RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes servlet) {
+                String name = principals.resolve(servlet.getRequest());
+                if (name != null) {
+                    return name;
+                }
+            }
+            return security.current();
+        };
     }
 
     @Bean
@@ -132,6 +157,11 @@ class OnlyOnceWebConfiguration {
                 // a 406 first, as a mapping's produces would answer it before any interceptor
                 registry.addInterceptor(acceptCheck);
                 registry.addInterceptor(tokenInterceptor);
+            }
+
+            @Override
+            public void extendHandlerExceptionResolvers(List<HandlerExceptionResolver> resolvers) {
+                resolvers.add(0, new OnlyOnceRefusals());
             }
         };
     }

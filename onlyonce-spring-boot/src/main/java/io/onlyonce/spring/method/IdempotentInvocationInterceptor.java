@@ -8,6 +8,7 @@ import io.onlyonce.engine.Admission;
 import io.onlyonce.engine.Execution;
 import io.onlyonce.engine.IdempotencyEngine;
 import io.onlyonce.engine.Outcome;
+import io.onlyonce.internal.StrictUtf8;
 import io.onlyonce.spring.IdempotencyRefusedException;
 import io.onlyonce.spring.Idempotent;
 import io.onlyonce.spring.metrics.OutcomeRecorder;
@@ -47,16 +48,35 @@ public final class IdempotentInvocationInterceptor implements MethodInterceptor 
     private final OutcomeRecorder recorder;
     private final JsonMapper json;
     private final @Nullable WebInvocations web;
+    private final CallerPrincipal principal;
+    private final TransactionJoin join;
+    private final ObservedDurations durations;
     private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
     private final Map<Method, JavaType> returnTypes = new ConcurrentHashMap<>();
 
     public IdempotentInvocationInterceptor(IdempotencyEngine engine, MethodSettings.Factory settings,
             OutcomeRecorder recorder, JsonMapper json, @Nullable WebInvocations web) {
+        this(engine, settings, recorder, json, web, CallerPrincipal.fromSecurityContext(), TransactionJoin.NEVER,
+                new ObservedDurations());
+    }
+
+    /**
+     * @param principal names the caller, whose name scopes the key of a method that is
+     *     {@linkplain Idempotent#perPrincipal() per principal}
+     * @param join whether the store writes through the active transaction's connection
+     * @param durations how long each method takes, for the {@code Retry-After} of a call in progress
+     */
+    public IdempotentInvocationInterceptor(IdempotencyEngine engine, MethodSettings.Factory settings,
+            OutcomeRecorder recorder, JsonMapper json, @Nullable WebInvocations web, CallerPrincipal principal,
+            TransactionJoin join, ObservedDurations durations) {
         this.engine = engine;
         this.settings = settings;
         this.recorder = recorder;
         this.json = json;
         this.web = web;
+        this.principal = principal;
+        this.join = join;
+        this.durations = durations;
     }
 
     @Override
@@ -77,7 +97,7 @@ public final class IdempotentInvocationInterceptor implements MethodInterceptor 
         if (admission instanceof Admission.Decided decided) {
             return decided(decided.outcome(), key, method, endpoint);
         }
-        Execution execution = ((Admission.Admitted) admission).execution();
+        Execution execution = durations.timed(endpoint, ((Admission.Admitted) admission).execution());
         recorder.record(LAYER, execution.isProtected() ? "executed" : "store_error", endpoint);
         Object result;
         try {
@@ -86,15 +106,36 @@ public final class IdempotentInvocationInterceptor implements MethodInterceptor 
             execution.fail(failure);
             throw failure;
         }
-        byte[] body;
+        StoredResponse response;
         try {
-            body = method.getReturnType() == void.class || result == null ? new byte[0] : json.writeValueAsBytes(result);
+            byte[] body = method.getReturnType() == void.class || result == null ? new byte[0] : json.writeValueAsBytes(result);
+            response = new StoredResponse(200, List.of(new StoredResponse.Header("Content-Type", "application/json")), body);
         } catch (JacksonException notJson) {
-            execution.completeWithoutResponse(200);
-            return result;
+            response = null;
         }
-        execution.complete(new StoredResponse(200, List.of(new StoredResponse.Header("Content-Type", "application/json")), body));
+        complete(execution, response);
         return result;
+    }
+
+    /**
+     * Completes the record once the work is durable: inside the active transaction when the store
+     * joins it (record and effect then commit together), after it commits otherwise, and at once
+     * without a transaction. A transaction that rolls back, or whose commit fails, frees the key.
+     */
+    private void complete(Execution execution, @Nullable StoredResponse response) {
+        Runnable completion = () -> {
+            if (response == null) {
+                execution.completeWithoutResponse(200);
+            } else {
+                execution.complete(response);
+            }
+        };
+        if (!TransactionCompletion.active() || join.joinsCurrentTransaction()) {
+            completion.run();
+            return;
+        }
+        TransactionCompletion.afterCompletion(completion,
+                () -> execution.fail(new IllegalStateException("the transaction around the call rolled back")));
     }
 
     private @Nullable Object decided(Outcome outcome, IdempotencyKey key, Method method, String endpoint) {
@@ -110,7 +151,7 @@ public final class IdempotentInvocationInterceptor implements MethodInterceptor 
         }
         if (outcome instanceof Outcome.InProgress inProgress) {
             recorder.record(LAYER, "in_progress", endpoint);
-            throw new IdempotencyRefusedException.InProgress(key.name(), inProgress.retryAfter());
+            throw new IdempotencyRefusedException.InProgress(key.name(), durations.retryAfter(endpoint, inProgress));
         }
         if (outcome instanceof Outcome.FingerprintMismatch) {
             recorder.record(LAYER, "mismatch", endpoint);
@@ -145,13 +186,23 @@ public final class IdempotentInvocationInterceptor implements MethodInterceptor 
             throw new InvalidIdempotencyKeyException("the key expression '" + methodSettings.annotation().key()
                     + "' of " + endpoint + " gave no value");
         }
-        return new IdempotencyKey(scope(endpoint), IdempotencyKey.derivedName(value.toString()));
+        String caller = methodSettings.annotation().perPrincipal() ? principal.current() : null;
+        return new IdempotencyKey(scope(endpoint, caller), IdempotencyKey.derivedName(value.toString()));
     }
 
-    /** {@code method Class#name}: the record scope of a method call, hashed when too long for a scope. */
-    private static String scope(String endpoint) {
-        String scope = "method " + endpoint;
-        return scope.length() <= IdempotencyKey.MAX_SCOPE_LENGTH ? scope : "method " + IdempotencyKey.derivedName(scope);
+    /**
+     * {@code method Class#name}, and the caller's name after a space when there is one: the record
+     * scope of a method call, hashed when too long for a scope or when the name is not plain text.
+     */
+    static String scope(String endpoint, @Nullable String caller) {
+        String scope = caller == null ? "method " + endpoint : "method " + endpoint + " " + caller;
+        if (scope.length() <= IdempotencyKey.MAX_SCOPE_LENGTH && scope.chars().noneMatch(Character::isISOControl)) {
+            return scope;
+        }
+        if (caller != null && !StrictUtf8.isWellFormed(caller)) {
+            throw new InvalidIdempotencyKeyException("the caller's name is not well-formed text");
+        }
+        return "method " + IdempotencyKey.derivedName(scope);
     }
 
     private static String endpoint(Method method) {

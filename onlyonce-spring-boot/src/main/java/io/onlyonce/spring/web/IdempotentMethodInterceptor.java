@@ -15,6 +15,8 @@ import io.onlyonce.internal.StrictUtf8;
 import io.onlyonce.spring.Idempotent;
 import io.onlyonce.spring.PrincipalResolver;
 import io.onlyonce.spring.method.MethodSettings;
+import io.onlyonce.spring.method.ObservedDurations;
+import io.onlyonce.spring.method.TransactionCompletion;
 import io.onlyonce.spring.method.WebInvocations;
 import io.onlyonce.spring.metrics.OutcomeRecorder;
 import io.onlyonce.store.IdempotencyRecord;
@@ -65,12 +67,21 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
     private final OutcomeRecorder recorder;
     private final boolean principalRequired;
     private final String keyHeader;
+    private final ObservedDurations durations;
     private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
     private final Map<Class<?>, Boolean> controllers = new java.util.concurrent.ConcurrentHashMap<>();
 
     public IdempotentMethodInterceptor(IdempotencyEngine engine, IdempotencyStore store, TokenService tokens,
             PrincipalResolver principals, MethodSettings.Factory settings, OutcomeRecorder recorder,
             boolean principalRequired, String keyHeader) {
+        this(engine, store, tokens, principals, settings, recorder, principalRequired, keyHeader, new ObservedDurations());
+    }
+
+    /** @param durations how long each endpoint takes, for the {@code Retry-After} of a request in progress */
+    public IdempotentMethodInterceptor(IdempotencyEngine engine, IdempotencyStore store, TokenService tokens,
+            PrincipalResolver principals, MethodSettings.Factory settings, OutcomeRecorder recorder,
+            boolean principalRequired, String keyHeader, ObservedDurations durations) {
+        this.durations = durations;
         this.engine = engine;
         this.store = store;
         this.tokens = tokens;
@@ -142,6 +153,11 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
                 pending.methodFailed(failure);
             }
             throw failure;
+        }
+        if (pending != null && TransactionCompletion.active()) {
+            // the handler's work is part of a transaction that ends after it returns: a rollback or a
+            // failed commit makes whatever is answered the failure's, and frees the key
+            TransactionCompletion.afterCompletion(() -> { }, pending::rolledBack);
         }
         if (pending == null || result == null) {
             return result;
@@ -330,7 +346,7 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
         if (admission instanceof Admission.Decided decided) {
             throw reject(request, decided.outcome(), endpoint);
         }
-        Execution execution = ((Admission.Admitted) admission).execution();
+        Execution execution = durations.timed(endpoint, ((Admission.Admitted) admission).execution());
         if (!execution.isProtected()) {
             recorder.record(OutcomeRecorder.LAYER_BUSINESS, "store_error", endpoint);
         }
@@ -361,7 +377,8 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
         }
         if (outcome instanceof Outcome.InProgress inProgress) {
             recorder.record(OutcomeRecorder.LAYER_BUSINESS, "in_progress", endpoint);
-            return OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_REQUEST_IN_PROGRESS, inProgress.retryAfter());
+            return OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_REQUEST_IN_PROGRESS,
+                    durations.retryAfter(endpoint, inProgress));
         }
         if (outcome instanceof Outcome.FingerprintMismatch) {
             recorder.record(OutcomeRecorder.LAYER_BUSINESS, "mismatch", endpoint);

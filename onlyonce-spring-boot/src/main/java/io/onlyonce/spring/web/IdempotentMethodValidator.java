@@ -1,6 +1,7 @@
 package io.onlyonce.spring.web;
 
 import io.onlyonce.spring.Idempotent;
+import io.onlyonce.spring.method.IdempotentAdvisingPostProcessor;
 import io.onlyonce.spring.method.MethodSettings;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -44,13 +45,13 @@ import org.springframework.web.context.WebApplicationContext;
  * while tokens are disabled. Asynchronous single answers ({@code CompletableFuture}, {@code DeferredResult},
  * {@code Callable}) are fine: they are recorded when written. Once every singleton exists it also
  * checks that each bean with {@code @Idempotent} methods really is a proxy carrying the OnlyOnce
- * advisor: without an auto-proxy creator ({@code spring.aop.auto=false}) the methods would otherwise
+ * advisor: a bean created before OnlyOnce's post-processor, or with a frozen proxy, would otherwise
  * run unprotected.
  */
 public final class IdempotentMethodValidator implements BeanPostProcessor, BeanFactoryAware, SmartInitializingSingleton,
         ApplicationContextAware, EnvironmentAware {
 
-    /** Name of the advisor bean that applies {@link IdempotentMethodInterceptor}. */
+    /** Name of the post-processor bean that applies OnlyOnce's advice ({@code IdempotentAdvisingPostProcessor}). */
     public static final String ADVISOR_BEAN_NAME = "onlyOnceAdvisor";
 
     private final Map<String, Class<?>> annotatedBeans = new ConcurrentHashMap<>();
@@ -133,7 +134,10 @@ public final class IdempotentMethodValidator implements BeanPostProcessor, BeanF
         if (factory == null) {
             return;
         }
-        Advisor advisor = factory.containsBean(ADVISOR_BEAN_NAME) ? factory.getBean(ADVISOR_BEAN_NAME, Advisor.class) : null;
+        Advisor advisor = factory.containsBean(ADVISOR_BEAN_NAME)
+                && factory.getBean(ADVISOR_BEAN_NAME) instanceof IdempotentAdvisingPostProcessor processor
+                ? processor.advisor()
+                : null;
         boolean advised = advisor != null && AopUtils.isAopProxy(bean) && bean instanceof Advised proxy
                 && Arrays.stream(proxy.getAdvisors()).anyMatch(a -> a == advisor);
         if (!advised) {
@@ -141,9 +145,9 @@ public final class IdempotentMethodValidator implements BeanPostProcessor, BeanF
             ReflectionUtils.doWithMethods(type, m -> methods.add(type.getSimpleName() + "." + m.getName()),
                     IdempotentMethodValidator::isIdempotent);
             throw new BeanInitializationException("@Idempotent methods " + methods + " of bean '" + beanName
-                    + "' would run unprotected: the bean is not proxied with the OnlyOnce advisor '"
-                    + ADVISOR_BEAN_NAME + "'. Spring's auto-proxying must be on (do not set spring.aop.auto=false, "
-                    + "or register an auto-proxy creator yourself).");
+                    + "' would run unprotected: the bean is not proxied with the OnlyOnce advisor of '"
+                    + ADVISOR_BEAN_NAME + "'. It was created before OnlyOnce's post-processor (a bean that a"
+                    + " BeanPostProcessor depends on is never proxied), or its proxy is frozen.");
         }
     }
 

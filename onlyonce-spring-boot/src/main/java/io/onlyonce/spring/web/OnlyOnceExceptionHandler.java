@@ -51,6 +51,16 @@ public class OnlyOnceExceptionHandler {
     }
 
     /**
+     * A refusal of an {@code @Idempotent} service method (see {@link OnlyOnceRefusals}, which has
+     * usually remembered it already, so that {@link OnlyOnceFilter} writes it past every wrapper).
+     */
+    @ExceptionHandler({io.onlyonce.spring.IdempotencyRefusedException.class, io.onlyonce.InvalidIdempotencyKeyException.class})
+    public ResponseEntity<?> handleRefusal(RuntimeException refusal) {
+        OnlyOnceRejection rejection = java.util.Objects.requireNonNull(OnlyOnceRefusals.rejection(refusal));
+        return problem(rejection);
+    }
+
+    /**
      * A replay, and a refusal that {@link OnlyOnceFilter} remembered, are written by the filter; this
      * then only marks the request handled.
      */

@@ -330,6 +330,12 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
         byte[] body = response.capturedBody();
         Outcome.Executed executed;
         Throwable threw = pending.threw();
+        if (pending.isRolledBack()) {
+            // the transaction of the work rolled back or failed to commit: nothing happened, so
+            // whatever an exception handler answered (a 200 {"code":500}, a 4xx) frees the key
+            pending.fail(threw == null ? new IllegalStateException("rolled back") : threw);
+            return;
+        }
         if (threw != null && status < 400) {
             // the method failed, and an application exception handler answered it as a success (a
             // result wrapper's {"code":500} with 200): that answer is the failure's, not a result

@@ -38,6 +38,7 @@ final class PendingExecution {
     private boolean interrupted;
     private boolean detached;
     private boolean finished;
+    private boolean rolledBack;
     private @Nullable Throwable failure;
 
     /**
@@ -105,6 +106,22 @@ final class PendingExecution {
             finished = true;
         }
         fail(failure);
+    }
+
+    /**
+     * The transaction the method's work ran in rolled back, or its commit failed: the work is not
+     * durable, so whatever is answered is a failure's and the key is freed, whatever its status.
+     */
+    synchronized void rolledBack() {
+        rolledBack = true;
+        if (failure == null) {
+            failure = new IllegalStateException("the transaction around the request rolled back");
+        }
+    }
+
+    /** Whether the transaction of the method's work rolled back (see {@link #rolledBack()}). */
+    synchronized boolean isRolledBack() {
+        return rolledBack;
     }
 
     /** The method's failure, when it threw or its future failed; null otherwise. */

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.aop.Advisor;
 import org.springframework.aop.framework.Advised;
 import org.springframework.aop.support.AopUtils;
+import io.onlyonce.spring.method.IdempotentAdvisingPostProcessor;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
@@ -108,7 +109,7 @@ class IdempotentStartupValidationTest {
             assertThat(context).hasNotFailed();
             GoodController controller = context.getBean(GoodController.class);
             assertThat(AopUtils.isAopProxy(controller)).isTrue();
-            assertThat(((Advised) controller).getAdvisors()).contains(context.getBean("onlyOnceAdvisor", Advisor.class));
+            assertThat(((Advised) controller).getAdvisors()).contains(context.getBean(IdempotentAdvisingPostProcessor.class).advisor());
         });
     }
 
@@ -151,8 +152,8 @@ class IdempotentStartupValidationTest {
             assertThat(context).hasNotFailed();
             Object controller = context.getBean(InterfaceAnnotatedController.class);
             assertThat(AopUtils.isAopProxy(controller)).isTrue();
-            assertThat(((Advised) controller).getAdvisors()).contains(context.getBean("onlyOnceAdvisor", Advisor.class));
-            assertThat(AopUtils.canApply(context.getBean("onlyOnceAdvisor", Advisor.class),
+            assertThat(((Advised) controller).getAdvisors()).contains(context.getBean(IdempotentAdvisingPostProcessor.class).advisor());
+            assertThat(AopUtils.canApply(context.getBean(IdempotentAdvisingPostProcessor.class).advisor(),
                     InterfaceAnnotatedController.class)).isTrue();
         });
     }
@@ -503,14 +504,82 @@ class IdempotentStartupValidationTest {
     }
 
     @Test
-    void withoutAutoProxyingStartUpFailsInsteadOfLeavingTheMethodsUnprotected() {
+    void withoutAutoProxyingTheMethodsAreStillProtected() {
         web.withBean(GoodController.class).withPropertyValues("spring.aop.auto=false").run(context -> {
-            assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure())
-                    .hasStackTraceContaining("GoodController.create")
-                    .hasStackTraceContaining("would run unprotected")
-                    .hasStackTraceContaining("spring.aop.auto=false");
+            assertThat(context).hasNotFailed();
+            GoodController controller = context.getBean(GoodController.class);
+            assertThat(AopUtils.isAopProxy(controller)).isTrue();
+            assertThat(((Advised) controller).getAdvisors())
+                    .containsExactly(context.getBean(IdempotentAdvisingPostProcessor.class).advisor());
         });
+    }
+
+    /** A service whose method is both transactional and idempotent, on a proxy with the transaction advisor. */
+    static class TransactionalService {
+        @Idempotent(key = "#id")
+        @org.springframework.transaction.annotation.Transactional
+        public String pay(String id) {
+            return id;
+        }
+    }
+
+    @Test
+    void onlyOncesAdviceIsInsideTheTransactionAdvisorWhateverItsOrder() {
+        for (int order : new int[] {org.springframework.core.Ordered.HIGHEST_PRECEDENCE, 0,
+                org.springframework.core.Ordered.LOWEST_PRECEDENCE}) {
+            web.withBean(TransactionalService.class)
+                    .withBean(org.springframework.transaction.PlatformTransactionManager.class,
+                            IdempotentStartupValidationTest::noopTransactions)
+                    .withUserConfiguration(order == 0 ? TxAtZero.class
+                            : order < 0 ? TxFirst.class : TxLast.class)
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        Advisor[] advisors = ((Advised) context.getBean(TransactionalService.class)).getAdvisors();
+                        assertThat(advisors[advisors.length - 1])
+                                .as("innermost with the transaction advisor at order " + order)
+                                .isSameAs(context.getBean(IdempotentAdvisingPostProcessor.class).advisor());
+                        assertThat(advisors).anyMatch(a -> a.getAdvice()
+                                instanceof org.springframework.transaction.interceptor.TransactionInterceptor);
+                    });
+        }
+    }
+
+    static org.springframework.transaction.PlatformTransactionManager noopTransactions() {
+        return new org.springframework.transaction.support.AbstractPlatformTransactionManager() {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            protected Object doGetTransaction() {
+                return new Object();
+            }
+
+            @Override
+            protected void doBegin(Object transaction, org.springframework.transaction.TransactionDefinition definition) {
+            }
+
+            @Override
+            protected void doCommit(org.springframework.transaction.support.DefaultTransactionStatus status) {
+            }
+
+            @Override
+            protected void doRollback(org.springframework.transaction.support.DefaultTransactionStatus status) {
+            }
+        };
+    }
+
+    @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+    @org.springframework.transaction.annotation.EnableTransactionManagement(order = org.springframework.core.Ordered.HIGHEST_PRECEDENCE)
+    static class TxFirst {
+    }
+
+    @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+    @org.springframework.transaction.annotation.EnableTransactionManagement(order = 0)
+    static class TxAtZero {
+    }
+
+    @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+    @org.springframework.transaction.annotation.EnableTransactionManagement
+    static class TxLast {
     }
 
     @Test

@@ -178,7 +178,7 @@ class OnlyOnceAutoConfigurationTest {
                             "spring.datasource.url=jdbc:h2:mem:oo-autoconfig-" + store + ";DB_CLOSE_DELAY=-1")
                     .run(context -> {
                         assertThat(context).hasNotFailed();
-                        assertThat(context).getBean(IdempotencyStore.class).isInstanceOf(JdbcIdempotencyStore.class);
+                        assertThat(context).getBean(IdempotencyStore.class).isInstanceOf(TransactionAwareJdbcIdempotencyStore.class);
                         assertThat(context).getBean(TokenStore.class).isInstanceOf(JdbcTokenStore.class);
                         assertThat(context).getBean(WindowStore.class).isInstanceOf(JdbcWindowStore.class);
                         try (Connection connection = context.getBean(DataSource.class).getConnection()) {

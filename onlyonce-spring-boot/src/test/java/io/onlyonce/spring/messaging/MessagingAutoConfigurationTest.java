@@ -100,7 +100,8 @@ class MessagingAutoConfigurationTest {
     void theMessageLayerSitsBesideTheJdbcStoreOnOneDatabase() {
         runner.withPropertyValues("onlyonce.store=jdbc").run(context -> {
             assertThat(context).hasNotFailed();
-            assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(JdbcIdempotencyStore.class);
+            assertThat(context.getBean(IdempotencyStore.class))
+                    .isInstanceOf(io.onlyonce.spring.autoconfigure.TransactionAwareJdbcIdempotencyStore.class);
             assertThat(context).hasSingleBean(JdbcDialect.class);
             JdbcTemplate jdbc = new JdbcTemplate(context.getBean(javax.sql.DataSource.class));
             jdbc.execute("CREATE TABLE points_ledger (message_id VARCHAR(255) PRIMARY KEY, body VARCHAR(1000))");

@@ -1,0 +1,7 @@
+CREATE TABLE IF NOT EXISTS refunds (
+    id BIGINT AUTO_INCREMENT PRIMARY KEY,
+    refund_no VARCHAR(64) NOT NULL UNIQUE,
+    order_id BIGINT NOT NULL,
+    amount_cents BIGINT NOT NULL,
+    owner VARCHAR(64) NOT NULL
+) ENGINE=InnoDB;

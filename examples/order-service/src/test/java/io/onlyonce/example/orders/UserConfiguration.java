@@ -1,0 +1,79 @@
+package io.onlyonce.example.orders;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.jspecify.annotations.Nullable;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.test.context.DynamicPropertyRegistry;
+
+/**
+ * One configuration the order service runs in for a test class: its database (PostgreSQL through
+ * JdbcClient, or MariaDB through MyBatis), and where OnlyOnce keeps its records (Redis, configured
+ * only through {@code spring.data.redis.*}; or the JDBC store, joined to the business transaction
+ * on a pool of four with autocommit off, or not).
+ *
+ * @param database the database of its own
+ * @param redisPrefix the key prefix of the Redis store, or null for the JDBC store
+ * @param joined whether the JDBC store joins the business transaction
+ */
+record UserConfiguration(ScratchDatabase database, @Nullable String redisPrefix, boolean joined) {
+
+    static UserConfiguration postgresWithRedis() {
+        return new UserConfiguration(ScratchDatabase.postgres(), "oo-orders-" + UUID.randomUUID().toString().substring(0, 8) + ":", false);
+    }
+
+    static UserConfiguration postgresWithJdbc(boolean joined) {
+        return new UserConfiguration(ScratchDatabase.postgres(), null, joined);
+    }
+
+    static UserConfiguration mariadbWithJdbc(boolean joined) {
+        return new UserConfiguration(ScratchDatabase.mariadb(), null, joined);
+    }
+
+    void register(DynamicPropertyRegistry registry) {
+        registry.add("spring.datasource.url", database::url);
+        registry.add("spring.datasource.username", database::user);
+        registry.add("spring.datasource.password", () -> "");
+        registry.add("spring.sql.init.platform", database::platform);
+        registry.add("orders.persistence", () -> database.platform().equals("postgresql") ? "jdbc-client" : "mybatis");
+        registry.add("onlyonce.token.enabled", () -> false); // TEMP until tokens need secrets only where used
+        if (redisPrefix != null) {
+            registry.add("onlyonce.store", () -> "redis");
+            registry.add("onlyonce.redis.key-prefix", () -> redisPrefix);
+            registry.add("spring.data.redis.host", () -> "127.0.0.1");
+            registry.add("spring.data.redis.port", () -> 6379);
+            return;
+        }
+        registry.add("onlyonce.store", () -> "jdbc");
+        registry.add("onlyonce.jdbc.join-transaction", () -> joined);
+        if (joined) {
+            registry.add("spring.datasource.hikari.maximum-pool-size", () -> 4);
+            registry.add("spring.datasource.hikari.auto-commit", () -> false);
+            registry.add("spring.datasource.hikari.connection-timeout", () -> 10_000);
+        }
+    }
+
+    /** The status of each live OnlyOnce record for {@code refundNo}: P (in progress) or C (completed). */
+    List<String> records(StringRedisTemplate redis, String refundNo) {
+        List<String> statuses = new ArrayList<>();
+        if (redisPrefix != null) {
+            // <prefix>i:<scope>:<key>, whose first byte says R(unning), or D/N when done
+            for (String name : redis.keys(redisPrefix + "i:*:" + refundNo)) {
+                String value = redis.opsForValue().get(name);
+                if (value != null) {
+                    statuses.add(value.startsWith("R") ? "P" : "C");
+                }
+            }
+            return statuses;
+        }
+        String where = " FROM onlyonce_idempotency WHERE idem_key = '" + refundNo + "' AND status = ";
+        for (long i = database.count("SELECT count(*)" + where + "'C'"); i > 0; i--) {
+            statuses.add("C");
+        }
+        for (long i = database.count("SELECT count(*)" + where + "'P'"); i > 0; i--) {
+            statuses.add("P");
+        }
+        return statuses;
+    }
+}

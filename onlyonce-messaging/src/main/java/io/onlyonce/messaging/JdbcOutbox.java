@@ -65,8 +65,8 @@ public final class JdbcOutbox {
      *     exchange or routing key longer than 255 UTF-8 bytes, headers longer than
      *     {@value #MAX_HEADERS_JSON_LENGTH} characters as JSON, a NUL character, an unpaired
      *     surrogate), checked before any SQL runs
-     * @throws StoreUnavailableException when the INSERT fails; the caller's transaction must then be
-     *     rolled back (PostgreSQL has aborted it)
+     * @throws OutboxUnavailableException when the INSERT fails (a {@link StoreUnavailableException});
+     *     the caller's transaction must then be rolled back (PostgreSQL has aborted it)
      */
     public boolean record(Connection connection, OutboxMessage message) {
         Objects.requireNonNull(connection, "connection");
@@ -83,7 +83,7 @@ public final class JdbcOutbox {
             insert.setString(5, headers);
             return sql.record().execute(insert);
         } catch (SQLException e) {
-            throw new StoreUnavailableException("outbox record", e);
+            throw new OutboxUnavailableException("outbox record", e);
         }
     }
 

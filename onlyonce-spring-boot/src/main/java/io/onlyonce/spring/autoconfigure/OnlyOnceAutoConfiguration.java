@@ -10,6 +10,7 @@ import io.onlyonce.memory.InMemoryIdempotencyStore;
 import io.onlyonce.memory.InMemoryTokenStore;
 import io.onlyonce.memory.InMemoryWindowStore;
 import io.onlyonce.spring.Idempotent;
+import io.onlyonce.spring.OnlyOnceConfigurationException;
 import io.onlyonce.spring.method.CallerPrincipal;
 import io.onlyonce.spring.method.IdempotentAdvisingPostProcessor;
 import io.onlyonce.spring.method.ObservedDurations;
@@ -48,6 +49,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -108,15 +110,16 @@ public class OnlyOnceAutoConfiguration {
         if (store != null) {
             return store;
         }
-        String hint = switch (properties.store()) {
-            case REDIS -> "it needs io.onlyonce:onlyonce-redis and Spring Data Redis with Lettuce "
-                    + "(spring-boot-starter-data-redis) on the classpath, and a LettuceConnectionFactory bean";
-            case JDBC -> "it needs io.onlyonce:onlyonce-jdbc on the classpath and a single DataSource bean";
-            case MEMORY -> "declare a bean of that type";
+        String configured = properties.store().name().toLowerCase(java.util.Locale.ROOT);
+        String action = switch (properties.store()) {
+            case REDIS -> "Add io.onlyonce:onlyonce-redis and spring-boot-starter-data-redis (Lettuce, its default"
+                    + " client) to the dependencies, so that a LettuceConnectionFactory bean exists";
+            case JDBC -> "Add io.onlyonce:onlyonce-jdbc and spring-boot-starter-jdbc to the dependencies, and define"
+                    + " a single DataSource (spring.datasource.url)";
+            case MEMORY -> "Declare a bean of that type";
         };
-        throw new IllegalStateException("No OnlyOnce " + type.getSimpleName() + " for onlyonce.store="
-                + properties.store().name().toLowerCase(java.util.Locale.ROOT) + ": " + hint
-                + ", or declare your own " + type.getSimpleName() + " bean.");
+        throw new OnlyOnceConfigurationException("No OnlyOnce " + type.getSimpleName() + " for onlyonce.store="
+                + configured + ".", action + ", or declare your own " + type.getSimpleName() + " bean.");
     }
 
     @Bean
@@ -175,17 +178,17 @@ public class OnlyOnceAutoConfiguration {
             secrets.add(secret.getBytes(StandardCharsets.UTF_8));
         }
         if (secrets.isEmpty()) {
-            if (properties.store().isShared() && properties.token().enabled()) {
-                throw new IllegalStateException("onlyonce.token.secrets is not set, but onlyonce.store="
-                        + properties.store().name().toLowerCase(java.util.Locale.ROOT) + " is shared by every instance:"
-                        + " each instance would sign one-time tokens with a random secret of its own and reject the"
-                        + " tokens of the others as forged. Set onlyonce.token.secrets (at least 32 bytes, the same on"
-                        + " every instance), or onlyonce.token.enabled=false if the application uses no one-time tokens.");
-            }
+            // a shared store without secrets: the validator refuses every TOKEN method, and the
+            // token endpoint is not registered; the random secret then signs nothing
             byte[] random = new byte[32];
             new SecureRandom().nextBytes(random);
             secrets.add(random);
-            if (properties.token().enabled()) {
+            if (properties.token().enabled() && properties.store().isShared()) {
+                log.info("OnlyOnce one-time tokens are off: onlyonce.store={} is shared by every instance and"
+                        + " onlyonce.token.secrets is not set, so the token endpoint is not registered. To use"
+                        + " @Idempotent(strategy = TOKEN), set onlyonce.token.secrets (at least 32 bytes, the same on"
+                        + " every instance).", properties.store().name().toLowerCase(java.util.Locale.ROOT));
+            } else if (properties.token().enabled()) {
                 log.warn("onlyonce.token.secrets is not set: tokens are signed with a random secret of this instance"
                         + " only, and become invalid when it restarts");
             }
@@ -259,8 +262,8 @@ public class OnlyOnceAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean
-    static IdempotentMethodValidator onlyOnceMethodValidator() {
-        return new IdempotentMethodValidator();
+    static IdempotentMethodValidator onlyOnceMethodValidator(Environment environment) {
+        return new IdempotentMethodValidator(TokenSigning.unsigned(environment));
     }
 
     /** Every listener bean (Micrometer's and the application's), as one. */

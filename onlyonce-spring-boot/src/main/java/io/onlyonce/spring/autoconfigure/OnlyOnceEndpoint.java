@@ -59,12 +59,13 @@ public class OnlyOnceEndpoint {
 
     /**
      * The token strategy: the token endpoint's path only where the endpoint is served
-     * ({@code onlyonce.token.enabled} and {@code onlyonce.token.endpoint-enabled}); an application that
+     * ({@code onlyonce.token.enabled} and {@code onlyonce.token.endpoint-enabled}, and secrets set for a
+     * shared store); an application that
      * issues tokens itself is told {@code "endpointEnabled": false}, never a path that answers 404.
      */
     private Map<String, Object> token() {
         OnlyOnceProperties.Token token = properties.token();
-        boolean served = token.enabled() && token.endpointEnabled();
+        boolean served = token.enabled() && token.endpointEnabled() && !TokenSigning.unsigned(properties);
         Map<String, Object> report = new LinkedHashMap<>();
         report.put("enabled", token.enabled());
         report.put("header", token.header());

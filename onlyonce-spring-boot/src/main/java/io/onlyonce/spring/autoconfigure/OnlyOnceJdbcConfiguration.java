@@ -18,6 +18,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandi
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 
 /**
  * {@code onlyonce.store=jdbc}: the stores on the application's {@code DataSource}, with the schema
@@ -28,6 +29,7 @@ import org.springframework.context.annotation.Configuration;
 @ConditionalOnClass(JdbcIdempotencyStore.class)
 @ConditionalOnProperty(name = "onlyonce.store", havingValue = "jdbc")
 @ConditionalOnSingleCandidate(DataSource.class)
+@Import(OnlyOnceJdbcSchemaCheck.class)
 class OnlyOnceJdbcConfiguration {
 
     /**

@@ -69,7 +69,8 @@ public class OnlyOnceMessagingAutoConfiguration {
     private static final Logger log = LoggerFactory.getLogger(OnlyOnceMessagingAutoConfiguration.class);
 
     /**
-     * The messaging tables' dialect, after the schema was created when asked to. Held in its own
+     * The messaging tables' dialect, after the schema was created when asked to and the tables were
+     * found (start-up fails without them, naming both ways to create them). Held in its own
      * type so that it never competes with the JDBC store's {@link JdbcDialect} bean.
      */
     @Bean
@@ -82,6 +83,9 @@ public class OnlyOnceMessagingAutoConfiguration {
                 || (mode == OnlyOnceProperties.SchemaInitialization.EMBEDDED && dialect == JdbcDialect.H2)) {
             MessagingSchema.apply(dataSource, dialect);
         }
+        new SchemaCheck("OnlyOnce's message layer (outbox and inbox)",
+                List.of(MessagingSchema.MESSAGE_LOG_TABLE, MessagingSchema.INBOX_TABLE), MessagingSchema.location(dialect),
+                MessagingSchema.SCRIPT_NAME, "onlyonce.messaging.initialize-schema").verify(dataSource, dialect);
         return new MessagingDatabase(dialect);
     }
 

@@ -34,6 +34,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.web.servlet.ServletListenerRegistrationBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.util.function.SingletonSupplier;
 import org.springframework.web.accept.ContentNegotiationManager;
@@ -170,6 +171,7 @@ class OnlyOnceWebConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnBooleanProperty(name = "onlyonce.token.endpoint-enabled", matchIfMissing = true)
     @ConditionalOnBooleanProperty(name = "onlyonce.token.enabled", matchIfMissing = true)
+    @Conditional(TokenSigning.Signed.class)
     TokenEndpoint onlyOnceTokenEndpoint(TokenService tokens, PrincipalResolver principals, OnlyOnceProperties properties,
             TokenLimits limits) {
         return new TokenEndpoint(tokens, principals, properties.principalRequired(), limits,

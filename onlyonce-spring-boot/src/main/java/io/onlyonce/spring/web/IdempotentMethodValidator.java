@@ -1,6 +1,7 @@
 package io.onlyonce.spring.web;
 
 import io.onlyonce.spring.Idempotent;
+import io.onlyonce.spring.OnlyOnceConfigurationException;
 import io.onlyonce.spring.method.IdempotentAdvisingPostProcessor;
 import io.onlyonce.spring.method.MethodSettings;
 import java.lang.reflect.Method;
@@ -17,7 +18,6 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
-import org.springframework.beans.factory.BeanInitializationException;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -36,7 +36,8 @@ import org.springframework.web.context.WebApplicationContext;
 /**
  * Fails start-up, instead of silently not protecting a method or answering every request with 500,
  * when {@link Idempotent} sits where the proxy cannot reach it (a private, static or final method, a
- * final class), on a web handler of an application that is not a servlet web application, on a
+ * final class, a method that is not public on a bean proxied through its interfaces; package-private
+ * and protected methods are fine on the class proxies Spring Boot makes by default), on a web handler of an application that is not a servlet web application, on a
  * method of another bean without a key expression (or with the TOKEN strategy, or returning a
  * future), on a method that streams its answer ({@code ResponseBodyEmitter},
  * {@code StreamingResponseBody}, a reactive {@code Publisher}: such answers cannot be stored), with
@@ -59,6 +60,21 @@ public final class IdempotentMethodValidator implements BeanPostProcessor, BeanF
     private volatile boolean singletonsInstantiated;
     private boolean servlet = true;
     private boolean tokensEnabled = true;
+    private final boolean tokenSecretsMissing;
+
+    /** A validator for an application whose one-time tokens can be signed (or are not used). */
+    public IdempotentMethodValidator() {
+        this(false);
+    }
+
+    /**
+     * @param tokenSecretsMissing whether the store is shared by every instance and
+     *     {@code onlyonce.token.secrets} is not set: then every TOKEN method fails start-up, since each
+     *     instance would sign tokens with a random secret of its own and reject the others' as forged
+     */
+    public IdempotentMethodValidator(boolean tokenSecretsMissing) {
+        this.tokenSecretsMissing = tokenSecretsMissing;
+    }
 
     @Override
     public void setApplicationContext(ApplicationContext context) {
@@ -81,14 +97,22 @@ public final class IdempotentMethodValidator implements BeanPostProcessor, BeanF
     public Object postProcessBeforeInitialization(Object bean, String beanName) throws BeansException {
         Class<?> type = ClassUtils.getUserClass(bean);
         List<String> problems = new ArrayList<>();
+        List<String> actions = new ArrayList<>();
         boolean[] annotated = {false};
         ReflectionUtils.doWithMethods(type, method -> {
             annotated[0] = true;
             problems.addAll(check(type, method));
             Idempotent idempotent = AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
-            if (!tokensEnabled && idempotent != null && idempotent.strategy() == Idempotent.Strategy.TOKEN) {
+            boolean token = idempotent != null && idempotent.strategy() == Idempotent.Strategy.TOKEN;
+            if (token && !tokensEnabled) {
                 problems.add(type.getSimpleName() + "." + method.getName()
                         + " uses the TOKEN strategy, but one-time tokens are disabled (onlyonce.token.enabled=false)");
+            } else if (token && tokenSecretsMissing) {
+                problems.add(type.getSimpleName() + "." + method.getName() + " uses the TOKEN strategy, but"
+                        + " onlyonce.token.secrets is not set while the store is shared by every instance: each"
+                        + " instance would sign tokens with a random secret of its own and reject the others' as forged");
+                actions.add("Set onlyonce.token.secrets to at least one secret of 32 bytes or more, the same on every"
+                        + " instance (for example onlyonce.token.secrets=${ONLYONCE_TOKEN_SECRET}).");
             }
         }, IdempotentMethodValidator::isIdempotent);
         if (annotated[0] && !servlet && AnnotatedElementUtils.hasAnnotation(type, Controller.class)) {
@@ -96,8 +120,10 @@ public final class IdempotentMethodValidator implements BeanPostProcessor, BeanF
                     + " application is not one; its methods would run unprotected");
         }
         if (!problems.isEmpty()) {
-            throw new BeanInitializationException("@Idempotent cannot apply in bean '" + beanName + "': "
-                    + String.join("; ", problems));
+            actions.add("Change what is named above, or remove @Idempotent from the method; every start-up rule is"
+                    + " listed under \"Fails fast\" in OnlyOnce's docs/spring-boot.md.");
+            throw new OnlyOnceConfigurationException("@Idempotent cannot apply in bean '" + beanName + "': "
+                    + String.join("; ", problems) + ".", String.join(" ", actions));
         }
         if (annotated[0]) {
             annotatedBeans.put(beanName, type);
@@ -140,14 +166,32 @@ public final class IdempotentMethodValidator implements BeanPostProcessor, BeanF
                 : null;
         boolean advised = advisor != null && AopUtils.isAopProxy(bean) && bean instanceof Advised proxy
                 && Arrays.stream(proxy.getAdvisors()).anyMatch(a -> a == advisor);
+        if (!AopUtils.isCglibProxy(bean)) {
+            // an interface proxy reaches public interface methods only, and Spring makes no proxy at
+            // all for a bean whose only advised methods such a proxy cannot reach
+            List<String> unreachable = new ArrayList<>();
+            ReflectionUtils.doWithMethods(type, m -> {
+                if (!Modifier.isPublic(m.getModifiers())) {
+                    unreachable.add(type.getSimpleName() + "." + m.getName());
+                }
+            }, IdempotentMethodValidator::isIdempotent);
+            if (!unreachable.isEmpty()) {
+                throw new OnlyOnceConfigurationException("@Idempotent methods " + unreachable + " of bean '" + beanName
+                        + "' are not public, and the bean is not proxied through its class: an interface (JDK) proxy"
+                        + " reaches public interface methods only.", "Let Spring proxy the class"
+                        + " (spring.aop.proxy-target-class=true, the default), or make the methods public and declare"
+                        + " them in an interface of the bean.");
+            }
+        }
         if (!advised) {
             List<String> methods = new ArrayList<>();
             ReflectionUtils.doWithMethods(type, m -> methods.add(type.getSimpleName() + "." + m.getName()),
                     IdempotentMethodValidator::isIdempotent);
-            throw new BeanInitializationException("@Idempotent methods " + methods + " of bean '" + beanName
+            throw new OnlyOnceConfigurationException("@Idempotent methods " + methods + " of bean '" + beanName
                     + "' would run unprotected: the bean is not proxied with the OnlyOnce advisor of '"
-                    + ADVISOR_BEAN_NAME + "'. It was created before OnlyOnce's post-processor (a bean that a"
-                    + " BeanPostProcessor depends on is never proxied), or its proxy is frozen.");
+                    + ADVISOR_BEAN_NAME + "'.", "The bean was created before OnlyOnce's post-processor (a bean that a"
+                    + " BeanPostProcessor depends on is never proxied), or its proxy is frozen: create it later, or"
+                    + " do not freeze its proxy.");
         }
     }
 
@@ -160,8 +204,8 @@ public final class IdempotentMethodValidator implements BeanPostProcessor, BeanF
         List<String> problems = new ArrayList<>();
         String name = type.getSimpleName() + "." + method.getName();
         int modifiers = method.getModifiers();
-        if (!Modifier.isPublic(modifiers)) {
-            problems.add(name + " is not public");
+        if (Modifier.isPrivate(modifiers)) {
+            problems.add(name + " is private");
         }
         if (Modifier.isStatic(modifiers)) {
             problems.add(name + " is static");

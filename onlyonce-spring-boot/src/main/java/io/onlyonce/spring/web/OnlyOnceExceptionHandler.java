@@ -13,6 +13,7 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 
@@ -21,8 +22,8 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  * {@code Retry-After} where there is one. Refusals of protected requests and replays are written by
  * {@link OnlyOnceFilter} straight to the client (a replay byte for byte, with
  * {@code Idempotent-Replayed: true}), so no converter, {@code ResponseBodyAdvice} or application
- * exception handler changes them; this handler answers the rest, such as a store failure outside the
- * engine.
+ * exception handler changes them; so are the store failures this handler meets (a token that cannot
+ * be issued, an outbox that cannot record a message).
  */
 @RestControllerAdvice
 @Order(Ordered.HIGHEST_PRECEDENCE)
@@ -44,10 +45,19 @@ public class OnlyOnceExceptionHandler {
         this.unavailableRetryAfter = unavailableRetryAfter;
     }
 
-    /** A store failure outside the engine (issuing a token): 503, without the store's message. */
+    /**
+     * A store failure outside the engine (issuing a token): 503 {@code idempotency-store-unavailable};
+     * a message the business transaction could not record in the outbox
+     * ({@code io.onlyonce.messaging.OutboxUnavailableException}): 503 {@code outbox-unavailable}. Both
+     * with {@code Retry-After}, without the store's message, and written by {@link OnlyOnceFilter} past
+     * the application's result wrappers.
+     */
     @ExceptionHandler(StoreUnavailableException.class)
-    public ResponseEntity<?> handle(StoreUnavailableException failure) {
-        return problem(OnlyOnceRejection.problem(ProblemType.STORE_UNAVAILABLE, unavailableRetryAfter));
+    public @Nullable ResponseEntity<?> handle(StoreUnavailableException failure, HttpServletRequest request) {
+        ProblemType type = OUTBOX_PRESENT && Outbox.failed(failure)
+                ? ProblemType.OUTBOX_UNAVAILABLE
+                : ProblemType.STORE_UNAVAILABLE;
+        return pastTheWrappers(request, OnlyOnceRejection.problem(type, unavailableRetryAfter));
     }
 
     /**
@@ -73,6 +83,20 @@ public class OnlyOnceExceptionHandler {
         return problem(rejection);
     }
 
+    /**
+     * Leaves {@code rejection} to {@link OnlyOnceFilter}, which writes it after the chain over whatever
+     * a {@code ResponseBodyAdvice} or converter would make of it; answers it here only for a request
+     * the filter did not see.
+     */
+    private @Nullable ResponseEntity<?> pastTheWrappers(HttpServletRequest request, OnlyOnceRejection rejection) {
+        CapturingResponse capture = OnlyOnceFilter.capturingResponse(request);
+        if (capture == null || capture.isCommitted()) {
+            return problem(rejection);
+        }
+        OnlyOnceFilter.remember(request, rejection);
+        return null;
+    }
+
     private ResponseEntity<?> problem(OnlyOnceRejection rejection) {
         ProblemType type = java.util.Objects.requireNonNull(rejection.problemType());
         ProblemDetail problem = problems.create(type, LocaleContextHolder.getLocale());
@@ -84,6 +108,16 @@ public class OnlyOnceExceptionHandler {
             builder.header(HttpHeaders.RETRY_AFTER, Long.toString(seconds(retryAfter)));
         }
         return builder.body(problem);
+    }
+
+    private static final boolean OUTBOX_PRESENT =
+            ClassUtils.isPresent("io.onlyonce.messaging.OutboxUnavailableException", OnlyOnceExceptionHandler.class.getClassLoader());
+
+    /** Loaded only when the message layer is on the classpath. */
+    private static final class Outbox {
+        static boolean failed(StoreUnavailableException failure) {
+            return failure instanceof io.onlyonce.messaging.OutboxUnavailableException;
+        }
     }
 
     /** A {@code Retry-After} in whole seconds, rounded up, at least one. */

@@ -228,6 +228,9 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
     private void writeProblem(HttpServletRequest request, CapturingResponse capture, OnlyOnceRejection rejection)
             throws IOException {
         request.removeAttribute(REJECTION);
+        // a method that ran and failed (the outbox could not record its message): its key is freed
+        // before the client learns of the failure, so that a retry runs
+        fail(request, rejection);
         ProblemType type = java.util.Objects.requireNonNull(rejection.problemType());
         ProblemDetail problem = problems.create(type, request.getLocale());
         Map<String, Object> body = new LinkedHashMap<>();

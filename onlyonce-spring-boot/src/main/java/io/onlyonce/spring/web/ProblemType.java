@@ -19,7 +19,9 @@ public enum ProblemType {
     TOKEN_SCOPE_INVALID("token-scope-invalid", HttpStatus.BAD_REQUEST),
     TOKEN_RATE_LIMITED("token-rate-limited", HttpStatus.TOO_MANY_REQUESTS),
     REQUEST_TOO_LARGE("idempotency-request-too-large", HttpStatus.CONTENT_TOO_LARGE),
-    STORE_UNAVAILABLE("idempotency-store-unavailable", HttpStatus.SERVICE_UNAVAILABLE);
+    STORE_UNAVAILABLE("idempotency-store-unavailable", HttpStatus.SERVICE_UNAVAILABLE),
+    /** The business transaction could not record its message in the transactional outbox, and rolled back. */
+    OUTBOX_UNAVAILABLE("outbox-unavailable", HttpStatus.SERVICE_UNAVAILABLE);
 
     private final String slug;
     private final HttpStatus status;

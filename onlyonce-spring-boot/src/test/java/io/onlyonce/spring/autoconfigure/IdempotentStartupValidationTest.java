@@ -54,6 +54,38 @@ class IdempotentStartupValidationTest {
     }
 
     @RestController
+    static class PackagePrivateController {
+        @PostMapping("/package-private")
+        @Idempotent
+        String createInPackage() {
+            return "protected by the class proxy";
+        }
+
+        @PostMapping("/protected")
+        @Idempotent
+        protected String createProtected() {
+            return "protected by the class proxy";
+        }
+    }
+
+    interface Orders {
+        String create();
+    }
+
+    @Service
+    static class InterfaceProxiedService implements Orders {
+        @Override
+        public String create() {
+            return placeQuietly();
+        }
+
+        @Idempotent(key = "'k'")
+        String placeQuietly() {
+            return "an interface proxy never sees this method";
+        }
+    }
+
+    @RestController
     static class FinalMethodController {
         @PostMapping("/final")
         @Idempotent
@@ -162,8 +194,29 @@ class IdempotentStartupValidationTest {
     void aPrivateMethodFailsStartUp() {
         web.withBean(PrivateMethodController.class).run(context -> {
             assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).hasStackTraceContaining("PrivateMethodController.createPrivately is not public");
+            assertThat(context.getStartupFailure()).hasStackTraceContaining("PrivateMethodController.createPrivately is private");
         });
+    }
+
+    @Test
+    void packagePrivateAndProtectedMethodsOfAClassProxyAreAdvised() {
+        web.withBean(PackagePrivateController.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            PackagePrivateController controller = context.getBean(PackagePrivateController.class);
+            assertThat(AopUtils.isCglibProxy(controller)).isTrue();
+            assertThat(((Advised) controller).getAdvisors()).contains(context.getBean("onlyOnceAdvisor", Advisor.class));
+        });
+    }
+
+    @Test
+    void aMethodThatIsNotPublicOnAnInterfaceProxyFailsStartUp() {
+        web.withPropertyValues("spring.aop.proxy-target-class=false").withBean(InterfaceProxiedService.class)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure())
+                            .hasStackTraceContaining("@Idempotent methods [InterfaceProxiedService.placeQuietly] of bean")
+                            .hasStackTraceContaining("are not public, and the bean is not proxied through its class");
+                });
     }
 
     @Test

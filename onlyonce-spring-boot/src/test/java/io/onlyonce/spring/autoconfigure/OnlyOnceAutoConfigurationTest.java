@@ -18,6 +18,8 @@ import io.onlyonce.memory.InMemoryIdempotencyStore;
 import io.onlyonce.memory.InMemoryTokenStore;
 import io.onlyonce.memory.InMemoryWindowStore;
 import io.onlyonce.redis.RedisIdempotencyStore;
+import io.onlyonce.spring.Idempotent;
+import io.onlyonce.spring.OnlyOnceConfigurationException;
 import io.onlyonce.spring.PrincipalResolver;
 import io.onlyonce.spring.dedup.RequestDedupFilter;
 import io.onlyonce.spring.metrics.MicrometerOutcomeRecorder;
@@ -63,6 +65,8 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RestController;
 
 /** Conditions, back-off and binding of the OnlyOnce auto-configurations, without a server. */
 class OnlyOnceAutoConfigurationTest {
@@ -137,24 +141,40 @@ class OnlyOnceAutoConfigurationTest {
         });
     }
 
+    @RestController
+    static class TokenController {
+        @PostMapping("/buy")
+        @Idempotent(strategy = Idempotent.Strategy.TOKEN)
+        public String buy() {
+            return "bought";
+        }
+    }
+
     @Test
-    void aSharedStoreWithoutTokenSecretsFailsStartUp() {
-        ApplicationContextRunner jdbc = new ApplicationContextRunner()
+    void aSharedStoreWithoutTokenSecretsFailsStartUpOnlyWhenATokenMethodExists() {
+        WebApplicationContextRunner jdbc = new WebApplicationContextRunner()
                 .withConfiguration(ONLYONCE)
                 .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
                 .withPropertyValues("onlyonce.store=jdbc", "spring.datasource.url=jdbc:h2:mem:oo-no-secrets;DB_CLOSE_DELAY=-1");
         jdbc.run(context -> {
+            assertThat(context).as("no TOKEN method, no secret needed").hasNotFailed();
+            assertThat(context).hasSingleBean(IdempotencyEngine.class).doesNotHaveBean(TokenEndpoint.class);
+        });
+        jdbc.withBean(TokenController.class).run(context -> {
             assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure())
-                    .hasStackTraceContaining("onlyonce.token.secrets is not set, but onlyonce.store=jdbc is shared by every instance");
+            assertThat(context.getStartupFailure()).hasRootCauseInstanceOf(OnlyOnceConfigurationException.class)
+                    .hasStackTraceContaining("TokenController.buy uses the TOKEN strategy, but onlyonce.token.secrets"
+                            + " is not set while the store is shared by every instance")
+                    .hasStackTraceContaining("Set onlyonce.token.secrets");
         });
-        jdbc.withPropertyValues("onlyonce.token.enabled=false").run(context -> {
-            assertThat(context).as("no tokens, no secret needed").hasNotFailed();
-            assertThat(context).hasSingleBean(IdempotencyEngine.class);
+        jdbc.withBean(TokenController.class).withPropertyValues(SECRET).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).hasSingleBean(TokenEndpoint.class);
         });
-        jdbc.withPropertyValues(SECRET).run(context -> assertThat(context).hasNotFailed());
-        web.withPropertyValues("onlyonce.token.secrets=").run(context -> assertThat(context)
-                .as("the memory store serves one instance: a random secret is fine").hasNotFailed());
+        web.withPropertyValues("onlyonce.token.secrets=").withBean(TokenController.class).run(context -> {
+            assertThat(context).as("the memory store serves one instance: a random secret is fine").hasNotFailed();
+            assertThat(context).hasSingleBean(TokenEndpoint.class);
+        });
     }
 
     @Test
@@ -198,7 +218,7 @@ class OnlyOnceAutoConfigurationTest {
         redis.withClassLoader(new FilteredClassLoader(RedisIdempotencyStore.class)).run(context -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).hasStackTraceContaining(
-                    "No OnlyOnce IdempotencyStore for onlyonce.store=redis: it needs io.onlyonce:onlyonce-redis");
+                    "No OnlyOnce IdempotencyStore for onlyonce.store=redis. Add io.onlyonce:onlyonce-redis");
         });
         redis.withClassLoader(new FilteredClassLoader("io.lettuce")).run(context -> {
             assertThat(context).hasFailed();

@@ -19,6 +19,7 @@ import io.onlyonce.spring.metrics.OutcomeRecorder;
 import io.onlyonce.spring.resilience.CircuitBreakerIdempotencyStore;
 import io.onlyonce.spring.resilience.CircuitBreakerTokenStore;
 import io.onlyonce.spring.resilience.CircuitBreakerWindowStore;
+import io.onlyonce.spring.resilience.StoreStateLog;
 import io.onlyonce.spring.web.IdempotentMethodValidator;
 import io.onlyonce.spring.web.TokenLimits;
 import io.onlyonce.store.IdempotencyStore;
@@ -119,18 +120,27 @@ public class OnlyOnceAutoConfiguration {
                 + ", or declare your own " + type.getSimpleName() + " bean.");
     }
 
+    /**
+     * The store breakers: failures ({@link StoreUnavailableException}) and slow calls both count, so a
+     * store that answers slowly opens its breaker as one that fails does. Every change of state is
+     * logged once ({@link StoreStateLog}).
+     */
     @Bean
     @ConditionalOnMissingBean
     CircuitBreakerRegistry onlyOnceCircuitBreakerRegistry(OnlyOnceProperties properties) {
         OnlyOnceProperties.CircuitBreaker settings = properties.circuitBreaker();
         CircuitBreakerConfig config = CircuitBreakerConfig.custom()
                 .failureRateThreshold(settings.failureRateThreshold())
+                .slowCallDurationThreshold(settings.slowCallDurationThreshold())
+                .slowCallRateThreshold(settings.slowCallRateThreshold())
                 .minimumNumberOfCalls(settings.minimumNumberOfCalls())
                 .slidingWindowSize(settings.slidingWindowSize())
                 .waitDurationInOpenState(settings.waitDurationInOpenState())
                 .recordExceptions(StoreUnavailableException.class)
                 .build();
-        return CircuitBreakerRegistry.of(config);
+        CircuitBreakerRegistry registry = CircuitBreakerRegistry.of(config);
+        StoreStateLog.attachTo(registry);
+        return registry;
     }
 
     @Bean

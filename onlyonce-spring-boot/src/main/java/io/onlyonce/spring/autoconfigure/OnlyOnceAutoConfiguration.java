@@ -154,10 +154,8 @@ public class OnlyOnceAutoConfiguration {
     @ConditionalOnMissingBean
     IdempotencyEngine onlyOnceEngine(ObjectProvider<IdempotencyStore> stores, OnlyOnceProperties properties,
             CircuitBreakerRegistry breakers, ObjectProvider<IdempotencyListener> listeners) {
-        IdempotencyStore store = requireStore(stores, IdempotencyStore.class, properties);
-        IdempotencyStore guarded = properties.circuitBreaker().enabled()
-                ? new CircuitBreakerIdempotencyStore(store, breakers.circuitBreaker(IDEMPOTENCY_BREAKER))
-                : store;
+        IdempotencyStore guarded = guardedIdempotency(requireStore(stores, IdempotencyStore.class, properties),
+                properties, breakers);
         return IdempotencyEngine.builder(guarded)
                 .listener(listener(listeners.orderedStream().toList()))
                 .build();
@@ -287,6 +285,21 @@ public class OnlyOnceAutoConfiguration {
                 all.forEach(l -> l.onStoreError(operation, error));
             }
         };
+    }
+
+    /** The idempotency store, guarded by its circuit breaker. */
+    static IdempotencyStore guardedIdempotency(IdempotencyStore store, OnlyOnceProperties properties,
+            CircuitBreakerRegistry breakers) {
+        return properties.circuitBreaker().enabled()
+                ? new CircuitBreakerIdempotencyStore(store, breakers.circuitBreaker(IDEMPOTENCY_BREAKER))
+                : store;
+    }
+
+    /** The token store, guarded by its circuit breaker. */
+    static TokenStore guardedTokens(TokenStore store, OnlyOnceProperties properties, CircuitBreakerRegistry breakers) {
+        return properties.circuitBreaker().enabled()
+                ? new CircuitBreakerTokenStore(store, breakers.circuitBreaker(TOKEN_BREAKER))
+                : store;
     }
 
     /** The window store behind the de-dup filter, guarded by its circuit breaker. */

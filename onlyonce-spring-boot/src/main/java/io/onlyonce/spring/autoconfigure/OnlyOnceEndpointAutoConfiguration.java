@@ -3,8 +3,6 @@ package io.onlyonce.spring.autoconfigure;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.onlyonce.spring.dedup.DedupRules;
 import io.onlyonce.spring.metrics.OnlyOnceStatistics;
-import io.onlyonce.spring.resilience.CircuitBreakerIdempotencyStore;
-import io.onlyonce.spring.resilience.CircuitBreakerTokenStore;
 import io.onlyonce.store.IdempotencyStore;
 import io.onlyonce.token.TokenStore;
 import org.springframework.beans.factory.ObjectProvider;
@@ -52,13 +50,8 @@ public class OnlyOnceEndpointAutoConfiguration {
                 ObjectProvider<TokenStore> tokens, OnlyOnceProperties properties, CircuitBreakerRegistry breakers) {
             IdempotencyStore store = OnlyOnceAutoConfiguration.requireStore(idempotency, IdempotencyStore.class, properties);
             TokenStore tokenStore = properties.token().enabled() ? tokens.getIfAvailable() : null;
-            if (properties.circuitBreaker().enabled()) {
-                store = new CircuitBreakerIdempotencyStore(store, breakers.circuitBreaker(OnlyOnceAutoConfiguration.IDEMPOTENCY_BREAKER));
-                if (tokenStore != null) {
-                    tokenStore = new CircuitBreakerTokenStore(tokenStore, breakers.circuitBreaker(OnlyOnceAutoConfiguration.TOKEN_BREAKER));
-                }
-            }
-            return new OnlyOnceHealthIndicator(store, tokenStore);
+            return new OnlyOnceHealthIndicator(OnlyOnceAutoConfiguration.guardedIdempotency(store, properties, breakers),
+                    tokenStore == null ? null : OnlyOnceAutoConfiguration.guardedTokens(tokenStore, properties, breakers));
         }
     }
 }

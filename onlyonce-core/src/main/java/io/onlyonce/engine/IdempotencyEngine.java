@@ -28,8 +28,10 @@ import org.jspecify.annotations.Nullable;
  * {@link Outcome.Replayed} (or {@link Outcome.ResponseNotKept} when its response could not be
  * kept), a running one is {@link Outcome.InProgress}. After the action, the {@link ResponsePolicy}
  * decides between complete and release; an exception releases the key (unless configured otherwise)
- * and is rethrown unchanged. A success is never released: when the store cannot keep its response,
- * the record is completed without it.
+ * and is rethrown unchanged. A success is never released: when the store refuses its response, the
+ * record is completed without it; when the store cannot be reached at all
+ * ({@link StoreUnavailableException}), it is {@link Outcome.Recording#NOT_RECORDED} and its key stays
+ * in progress until the lease ends.
  *
  * <p>The engine has no clock of its own: every lease and retention is measured by the store, on the
  * clock that all instances sharing it share.
@@ -190,11 +192,15 @@ public final class IdempotencyEngine {
             if (response != null) {
                 try {
                     return completed(holder, response) ? Outcome.Recording.STORED : Outcome.Recording.LEASE_LOST;
+                } catch (StoreUnavailableException down) {
+                    // the store is unreachable: a second write would fail alike (or wait out another
+                    // budget); the key stays IN_PROGRESS until its lease ends
+                    return Outcome.Recording.NOT_RECORDED;
                 } catch (RuntimeException notKept) {
-                    // the store could not keep this response (a server limit, say); the work ran, so
-                    // the key must stay taken: complete it without the response below
+                    // the store refused this value (a server limit, say); the work ran, so the key
+                    // must stay taken: complete it without the response below
                     LOG.log(System.Logger.Level.WARNING, "the response of an idempotent request could not be"
-                            + " stored; keeping its key completed without the response", notKept);
+                            + " stored ({0}); keeping its key completed without the response", notKept.toString());
                 }
             }
             try {

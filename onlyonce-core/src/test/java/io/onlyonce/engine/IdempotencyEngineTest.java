@@ -133,6 +133,24 @@ class IdempotencyEngineTest {
     }
 
     @Test
+    void anUnreachableStoreAtCompletionIsNotRecordedAndNotRetriedWithoutTheResponse() {
+        FlakyStore store = new FlakyStore(clock);
+        store.failCompleteWithResponse = new StoreUnavailableException("complete", new RuntimeException("timed out"));
+        List<String> errors = new ArrayList<>();
+        IdempotencyEngine engine = IdempotencyEngine.builder(store).listener(new IdempotencyListener() {
+            @Override
+            public void onStoreError(String operation, StoreUnavailableException error) {
+                errors.add(operation);
+            }
+        }).build();
+        Outcome outcome = engine.execute(key, fp, IdempotencyConfig.ofDefaults(), () -> ok);
+        assertThat(outcome).isEqualTo(new Outcome.Executed(ok, Outcome.Recording.NOT_RECORDED));
+        assertThat(store.completions).as("no completion without the response is attempted").containsExactly(ok);
+        assertThat(errors).containsExactly("complete");
+        assertThat(store.find(key)).get().extracting(IdempotencyRecord::status).isEqualTo(RecordStatus.IN_PROGRESS);
+    }
+
+    @Test
     void aSuccessTheStoreCannotKeepIsCompletedWithoutItsResponseNeverReleased() {
         FlakyStore store = new FlakyStore(clock);
         store.failCompleteWithResponse = new IllegalArgumentException("value too large for this server");

@@ -100,8 +100,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private final RedisScriptExecutor redis;
     private final RedisKeys keys;
 
-    private RedisIdempotencyStore(StatefulConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        this.redis = RedisScriptExecutor.of(connection);
+    private RedisIdempotencyStore(RedisScriptExecutor redis, RedisStoreConfig config) {
+        this.redis = redis;
         this.keys = new RedisKeys(config.keyPrefix());
     }
 
@@ -111,13 +111,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      */
     public static RedisIdempotencyStore standalone(
             StatefulRedisConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisIdempotencyStore(connection, config);
+        return new RedisIdempotencyStore(RedisScriptExecutor.of(connection, config.commandTimeout()), config);
     }
 
     /** A store on a Redis Cluster. The connection must use {@code ByteArrayCodec}. */
     public static RedisIdempotencyStore cluster(
             StatefulRedisClusterConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisIdempotencyStore(connection, config);
+        return new RedisIdempotencyStore(RedisScriptExecutor.of(connection, config.commandTimeout()), config);
     }
 
     /**
@@ -127,7 +127,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * @throws IllegalArgumentException for any other kind of connection
      */
     public static RedisIdempotencyStore of(StatefulConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisIdempotencyStore(connection, config);
+        return new RedisIdempotencyStore(RedisScriptExecutor.of(connection, config.commandTimeout()), config);
+    }
+
+    /**
+     * A store on a connection made on first use, which it may share with the other stores, so
+     * that the application starts while Redis is down.
+     */
+    public static RedisIdempotencyStore of(RedisStoreConnection connection, RedisStoreConfig config) {
+        return new RedisIdempotencyStore(RedisScriptExecutor.of(connection.holder(), config.commandTimeout()), config);
     }
 
     /**

@@ -98,8 +98,8 @@ public final class RedisTokenStore implements TokenStore {
     private final RedisKeys keys;
     private final int shards;
 
-    private RedisTokenStore(StatefulConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        this.redis = RedisScriptExecutor.of(connection);
+    private RedisTokenStore(RedisScriptExecutor redis, RedisStoreConfig config) {
+        this.redis = redis;
         this.keys = new RedisKeys(config.keyPrefix());
         this.shards = config.tokenShards();
     }
@@ -110,13 +110,13 @@ public final class RedisTokenStore implements TokenStore {
      */
     public static RedisTokenStore standalone(
             StatefulRedisConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisTokenStore(connection, config);
+        return new RedisTokenStore(RedisScriptExecutor.of(connection, config.commandTimeout()), config);
     }
 
     /** A store on a Redis Cluster. The connection must use {@code ByteArrayCodec}. */
     public static RedisTokenStore cluster(
             StatefulRedisClusterConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisTokenStore(connection, config);
+        return new RedisTokenStore(RedisScriptExecutor.of(connection, config.commandTimeout()), config);
     }
 
     /**
@@ -126,7 +126,15 @@ public final class RedisTokenStore implements TokenStore {
      * @throws IllegalArgumentException for any other kind of connection
      */
     public static RedisTokenStore of(StatefulConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisTokenStore(connection, config);
+        return new RedisTokenStore(RedisScriptExecutor.of(connection, config.commandTimeout()), config);
+    }
+
+    /**
+     * A store on a connection made on first use, which it may share with the other stores, so
+     * that the application starts while Redis is down.
+     */
+    public static RedisTokenStore of(RedisStoreConnection connection, RedisStoreConfig config) {
+        return new RedisTokenStore(RedisScriptExecutor.of(connection.holder(), config.commandTimeout()), config);
     }
 
     /**

@@ -33,8 +33,8 @@ public final class RedisWindowStore implements WindowStore {
     private final RedisScriptExecutor redis;
     private final RedisKeys keys;
 
-    private RedisWindowStore(StatefulConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        this.redis = RedisScriptExecutor.of(connection);
+    private RedisWindowStore(RedisScriptExecutor redis, RedisStoreConfig config) {
+        this.redis = redis;
         this.keys = new RedisKeys(config.keyPrefix());
     }
 
@@ -44,13 +44,13 @@ public final class RedisWindowStore implements WindowStore {
      */
     public static RedisWindowStore standalone(
             StatefulRedisConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisWindowStore(connection, config);
+        return new RedisWindowStore(RedisScriptExecutor.of(connection, config.commandTimeout()), config);
     }
 
     /** A store on a Redis Cluster. The connection must use {@code ByteArrayCodec}. */
     public static RedisWindowStore cluster(
             StatefulRedisClusterConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisWindowStore(connection, config);
+        return new RedisWindowStore(RedisScriptExecutor.of(connection, config.commandTimeout()), config);
     }
 
     /**
@@ -60,7 +60,15 @@ public final class RedisWindowStore implements WindowStore {
      * @throws IllegalArgumentException for any other kind of connection
      */
     public static RedisWindowStore of(StatefulConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisWindowStore(connection, config);
+        return new RedisWindowStore(RedisScriptExecutor.of(connection, config.commandTimeout()), config);
+    }
+
+    /**
+     * A store on a connection made on first use, which it may share with the other stores, so
+     * that the application starts while Redis is down.
+     */
+    public static RedisWindowStore of(RedisStoreConnection connection, RedisStoreConfig config) {
+        return new RedisWindowStore(RedisScriptExecutor.of(connection.holder(), config.commandTimeout()), config);
     }
 
     /**

@@ -4,7 +4,13 @@
  * {@code ByteArrayCodec} connection with the {@code standalone(...)}, {@code cluster(...)} or
  * {@code of(...)} factory of {@link io.onlyonce.redis.RedisIdempotencyStore},
  * {@link io.onlyonce.redis.RedisTokenStore} and {@link io.onlyonce.redis.RedisWindowStore}, and a
- * {@link io.onlyonce.redis.RedisStoreConfig}.
+ * {@link io.onlyonce.redis.RedisStoreConfig}; or from a
+ * {@link io.onlyonce.redis.RedisStoreConnection}, made on first use, so that the application
+ * starts while Redis is down.
+ *
+ * <p>Every store call has a budget, {@link io.onlyonce.redis.RedisStoreConfig#commandTimeout()}
+ * (2 s by default): it waits for its connection and its answer at most that long, whatever the
+ * connection's own command timeout, and then throws {@link io.onlyonce.StoreUnavailableException}.
  *
  * <p>Every operation is one Lua script on exactly one key, so it is atomic and single-slot in a
  * Cluster. Scripts run with {@code EVALSHA}; a {@code NOSCRIPT} answer sends the script once more

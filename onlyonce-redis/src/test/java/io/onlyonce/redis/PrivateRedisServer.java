@@ -59,9 +59,17 @@ final class PrivateRedisServer implements AutoCloseable {
         return start(true);
     }
 
+    /** A plain server on {@code port}, such as one a client was pointed at before the server existed. */
+    static PrivateRedisServer startOn(int port) throws Exception {
+        return start(false, port);
+    }
+
     private static PrivateRedisServer start(boolean cluster, String... arguments) throws Exception {
+        return start(cluster, freePort(), arguments);
+    }
+
+    private static PrivateRedisServer start(boolean cluster, int port, String... arguments) throws Exception {
         Path directory = Files.createTempDirectory("onlyonce-redis-");
-        int port = freePort();
         List<String> command = new ArrayList<>(List.of(System.getProperty("onlyonce.redis.server", "redis-server"),
                 "--port", Integer.toString(port), "--bind", "127.0.0.1",
                 "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", directory.toString()));
@@ -82,6 +90,25 @@ final class PrivateRedisServer implements AutoCloseable {
             throw e;
         }
         return server;
+    }
+
+    /** Where the server listens, with the test clients' timeout. */
+    RedisURI uri() {
+        return uri;
+    }
+
+    /** Stops the server (SIGSTOP): connections stay open, nothing answers. */
+    void pause() throws Exception {
+        signal("STOP");
+    }
+
+    /** Lets a {@linkplain #pause() paused} server run again (SIGCONT). */
+    void resume() throws Exception {
+        signal("CONT");
+    }
+
+    private void signal(String signal) throws Exception {
+        new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start().waitFor();
     }
 
     /** A connection that fails fast once the server is gone. */
@@ -117,6 +144,13 @@ final class PrivateRedisServer implements AutoCloseable {
 
     /** Kills the server and waits until the process is gone. */
     void kill() {
+        if (process.isAlive()) {
+            try {
+                resume();
+            } catch (Exception e) {
+                // a paused server is killed below all the same
+            }
+        }
         process.destroy();
         try {
             if (!process.waitFor(10, TimeUnit.SECONDS)) {
@@ -179,7 +213,7 @@ final class PrivateRedisServer implements AutoCloseable {
     }
 
     /** A port that is free, and so is its Cluster bus port (port + 10000). */
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         for (int attempt = 0; attempt < 100; attempt++) {
             int port = ThreadLocalRandom.current().nextInt(20_000, 30_000);
             if (free(port) && free(port + 10_000)) {

@@ -3,6 +3,7 @@ package io.onlyonce.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class RedisStoreConfigTest {
@@ -10,6 +11,9 @@ class RedisStoreConfigTest {
     @Test
     void defaults() {
         assertThat(RedisStoreConfig.ofDefaults()).isEqualTo(new RedisStoreConfig("oo:", 256));
+        assertThat(RedisStoreConfig.ofDefaults().commandTimeout()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(RedisStoreConfig.ofDefaults().withCommandTimeout(Duration.ofMillis(300)))
+                .isEqualTo(new RedisStoreConfig("oo:", 256, Duration.ofMillis(300)));
     }
 
     @Test
@@ -24,5 +28,9 @@ class RedisStoreConfigTest {
         assertThatThrownBy(() -> new RedisStoreConfig("a\nb", 1024)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new RedisStoreConfig("oo:", 0)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new RedisStoreConfig("oo:", 65537)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new RedisStoreConfig("oo:", 256, null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new RedisStoreConfig("oo:", 256, Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("commandTimeout must be positive");
+        assertThatThrownBy(() -> new RedisStoreConfig("oo:", 256, Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class);
     }
 }

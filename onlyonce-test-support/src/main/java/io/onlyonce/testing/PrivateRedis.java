@@ -24,10 +24,11 @@ public final class PrivateRedis implements AutoCloseable {
     }
 
     public static PrivateRedis start() throws Exception {
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
+        return start(freePort());
+    }
+
+    /** A server on {@code port}: one that clients were pointed at before it existed, say. */
+    public static PrivateRedis start(int port) throws Exception {
         Path directory = Files.createTempDirectory("onlyonce-gateway-redis-");
         Process process = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
                 "--save", "", "--appendonly", "no", "--dir", directory.toString())
@@ -42,6 +43,13 @@ public final class PrivateRedis implements AutoCloseable {
         }
         process.destroyForcibly();
         throw new IllegalStateException("redis-server did not start on port " + port);
+    }
+
+    /** A port nothing listens on now. */
+    public static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
     }
 
     /** {@code redis://127.0.0.1:<port>}. */

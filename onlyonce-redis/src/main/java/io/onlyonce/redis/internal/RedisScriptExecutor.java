@@ -7,8 +7,6 @@ import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.onlyonce.StoreUnavailableException;
 import java.nio.charset.StandardCharsets;
@@ -21,6 +19,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * Runs the stores' Lua scripts on one Lettuce connection, standalone (also through Sentinel) or
  * Cluster alike, and turns every Lettuce failure into a {@link StoreUnavailableException}.
+ *
+ * <p>Every call has a budget of its own: it waits for its connection (when that is made on first
+ * use) and its answer at most that long, whatever the connection's command timeout. A call over
+ * budget is cancelled (a command not yet written is never sent) and throws
+ * {@link StoreUnavailableException}; a script already sent may still run on the server.
  *
  * <p>A script runs with {@code EVALSHA}. When the server answers {@code NOSCRIPT} (restart,
  * failover, {@code SCRIPT FLUSH}) it is sent once more with {@code EVAL}, which runs it and caches
@@ -41,28 +44,29 @@ public final class RedisScriptExecutor {
     /** The error code the scripts answer when a key holds a value they did not write. */
     public static final String CORRUPT = "ONLYONCE_CORRUPT";
 
-    private final RedisClusterAsyncCommands<byte[], byte[]> commands;
-    private final Duration timeout;
+    private final ConnectionHolder connection;
+    private final long budgetNanos;
 
-    private RedisScriptExecutor(RedisClusterAsyncCommands<byte[], byte[]> commands, Duration timeout) {
-        this.commands = commands;
-        this.timeout = timeout;
+    private RedisScriptExecutor(ConnectionHolder connection, Duration budget) {
+        this.connection = connection;
+        this.budgetNanos = budget.toNanos();
     }
 
     /**
-     * An executor on a standalone (or Sentinel) or a Cluster connection. Calls wait for their
-     * answer at most the connection's command timeout. The asynchronous API is used directly, and
-     * the caller waits on the future: the same semantics as Lettuce's synchronous API without its
-     * reflective dispatch on every call.
+     * An executor on a standalone (or Sentinel) or a Cluster connection. The asynchronous API is
+     * used directly, and the caller waits on the future for at most {@code budget}: the semantics
+     * of Lettuce's synchronous API, with a timeout of OnlyOnce's own, without its reflective
+     * dispatch on every call.
+     *
+     * @throws IllegalArgumentException for a connection that is neither standalone nor Cluster
      */
-    public static RedisScriptExecutor of(StatefulConnection<byte[], byte[]> connection) {
-        if (connection instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster) {
-            return new RedisScriptExecutor(cluster.async(), connection.getTimeout());
-        }
-        if (connection instanceof StatefulRedisConnection<byte[], byte[]> standalone) {
-            return new RedisScriptExecutor(standalone.async(), connection.getTimeout());
-        }
-        throw new IllegalArgumentException("a standalone or Cluster connection is required");
+    public static RedisScriptExecutor of(StatefulConnection<byte[], byte[]> connection, Duration budget) {
+        return new RedisScriptExecutor(ConnectionHolder.of(connection), budget);
+    }
+
+    /** An executor on the connection {@code connection} holds or makes, with {@code budget} per call. */
+    public static RedisScriptExecutor of(ConnectionHolder connection, Duration budget) {
+        return new RedisScriptExecutor(connection, budget);
     }
 
     /** Runs a script that answers an integer. */
@@ -93,11 +97,13 @@ public final class RedisScriptExecutor {
 
     private <T> @Nullable T run(String operation, LuaScript script, ScriptOutputType type, byte[] key, byte[][] args) {
         byte[][] keys = {key};
+        long deadline = System.nanoTime() + budgetNanos;
+        RedisClusterAsyncCommands<byte[], byte[]> commands = connection.commands(operation, deadline);
         try {
             try {
-                return await(commands.<T>evalsha(script.sha(), type, keys, args));
+                return await(commands.<T>evalsha(script.sha(), type, keys, args), deadline);
             } catch (RedisNoScriptException e) {
-                return await(commands.<T>eval(script.source(), type, keys, args));
+                return await(commands.<T>eval(script.source(), type, keys, args), deadline);
             }
         } catch (RedisCommandExecutionException e) {
             String message = String.valueOf(e.getMessage());
@@ -112,11 +118,13 @@ public final class RedisScriptExecutor {
     }
 
     /**
-     * Waits for one answer. Lettuce reports every failure as a {@link RedisException} (refused
-     * connection, timeout, an error reply); a {@link CancellationException} surfaces when the
-     * connection closes while the command is in flight.
+     * Waits for one answer until the call's deadline, then cancels it. Lettuce reports every failure
+     * as a {@link RedisException} (refused connection, timeout, an error reply, and
+     * {@code RedisCommandTimeoutException} for the deadline); a {@link CancellationException}
+     * surfaces when the connection closes while the command is in flight.
      */
-    private <T> @Nullable T await(RedisFuture<T> future) {
-        return LettuceFutures.awaitOrCancel(future, timeout.toNanos(), TimeUnit.NANOSECONDS);
+    private static <T> @Nullable T await(RedisFuture<T> future, long deadline) {
+        // at least 1 ns: awaitOrCancel waits without limit for 0
+        return LettuceFutures.awaitOrCancel(future, Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     }
 }

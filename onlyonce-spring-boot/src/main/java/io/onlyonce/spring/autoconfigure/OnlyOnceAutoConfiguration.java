@@ -24,6 +24,7 @@ import io.onlyonce.spring.metrics.OutcomeRecorder;
 import io.onlyonce.spring.resilience.CircuitBreakerIdempotencyStore;
 import io.onlyonce.spring.resilience.CircuitBreakerTokenStore;
 import io.onlyonce.spring.resilience.CircuitBreakerWindowStore;
+import io.onlyonce.spring.resilience.StoreStateLog;
 import io.onlyonce.spring.web.IdempotentMethodValidator;
 import io.onlyonce.spring.web.TokenLimits;
 import io.onlyonce.store.IdempotencyStore;
@@ -122,18 +123,27 @@ public class OnlyOnceAutoConfiguration {
                 + configured + ".", action + ", or declare your own " + type.getSimpleName() + " bean.");
     }
 
+    /**
+     * The store breakers: failures ({@link StoreUnavailableException}) and slow calls both count, so a
+     * store that answers slowly opens its breaker as one that fails does. Every change of state is
+     * logged once ({@link StoreStateLog}).
+     */
     @Bean
     @ConditionalOnMissingBean
     CircuitBreakerRegistry onlyOnceCircuitBreakerRegistry(OnlyOnceProperties properties) {
         OnlyOnceProperties.CircuitBreaker settings = properties.circuitBreaker();
         CircuitBreakerConfig config = CircuitBreakerConfig.custom()
                 .failureRateThreshold(settings.failureRateThreshold())
+                .slowCallDurationThreshold(settings.slowCallDurationThreshold())
+                .slowCallRateThreshold(settings.slowCallRateThreshold())
                 .minimumNumberOfCalls(settings.minimumNumberOfCalls())
                 .slidingWindowSize(settings.slidingWindowSize())
                 .waitDurationInOpenState(settings.waitDurationInOpenState())
                 .recordExceptions(StoreUnavailableException.class)
                 .build();
-        return CircuitBreakerRegistry.of(config);
+        CircuitBreakerRegistry registry = CircuitBreakerRegistry.of(config);
+        StoreStateLog.attachTo(registry);
+        return registry;
     }
 
     @Bean
@@ -147,10 +157,8 @@ public class OnlyOnceAutoConfiguration {
     @ConditionalOnMissingBean
     IdempotencyEngine onlyOnceEngine(ObjectProvider<IdempotencyStore> stores, OnlyOnceProperties properties,
             CircuitBreakerRegistry breakers, ObjectProvider<IdempotencyListener> listeners) {
-        IdempotencyStore store = requireStore(stores, IdempotencyStore.class, properties);
-        IdempotencyStore guarded = properties.circuitBreaker().enabled()
-                ? new CircuitBreakerIdempotencyStore(store, breakers.circuitBreaker(IDEMPOTENCY_BREAKER))
-                : store;
+        IdempotencyStore guarded = guardedIdempotency(requireStore(stores, IdempotencyStore.class, properties),
+                properties, breakers);
         return IdempotencyEngine.builder(guarded)
                 .listener(listener(listeners.orderedStream().toList()))
                 .build();
@@ -291,6 +299,21 @@ public class OnlyOnceAutoConfiguration {
                 all.forEach(l -> l.onStoreError(operation, error));
             }
         };
+    }
+
+    /** The idempotency store, guarded by its circuit breaker. */
+    static IdempotencyStore guardedIdempotency(IdempotencyStore store, OnlyOnceProperties properties,
+            CircuitBreakerRegistry breakers) {
+        return properties.circuitBreaker().enabled()
+                ? new CircuitBreakerIdempotencyStore(store, breakers.circuitBreaker(IDEMPOTENCY_BREAKER))
+                : store;
+    }
+
+    /** The token store, guarded by its circuit breaker. */
+    static TokenStore guardedTokens(TokenStore store, OnlyOnceProperties properties, CircuitBreakerRegistry breakers) {
+        return properties.circuitBreaker().enabled()
+                ? new CircuitBreakerTokenStore(store, breakers.circuitBreaker(TOKEN_BREAKER))
+                : store;
     }
 
     /** The window store behind the de-dup filter, guarded by its circuit breaker. */

@@ -167,13 +167,19 @@ public record OnlyOnceProperties(
      * @param minimumNumberOfCalls How many calls are needed before the failure rate counts.
      * @param slidingWindowSize How many calls the failure rate is computed over.
      * @param waitDurationInOpenState How long the circuit stays open before it lets a probe through.
+     * @param slowCallDurationThreshold How long a store call may take before it counts as slow. Keep
+     *     it below the store's own budget (onlyonce.redis.command-timeout), so that a store that
+     *     answers slowly opens the circuit as one that fails does.
+     * @param slowCallRateThreshold Percentage of slow calls at which the circuit opens.
      */
     public record CircuitBreaker(
             @DefaultValue("true") boolean enabled,
             @DefaultValue("50") float failureRateThreshold,
             @DefaultValue("10") int minimumNumberOfCalls,
             @DefaultValue("20") int slidingWindowSize,
-            @DefaultValue("10s") Duration waitDurationInOpenState) {
+            @DefaultValue("10s") Duration waitDurationInOpenState,
+            @DefaultValue("1s") Duration slowCallDurationThreshold,
+            @DefaultValue("50") float slowCallRateThreshold) {
     }
 
     /**
@@ -190,8 +196,14 @@ public record OnlyOnceProperties(
      *
      * @param keyPrefix Prefix of every key the stores write.
      * @param tokenShards How many hashes the tokens of one expiry minute are spread over.
+     * @param commandTimeout The budget of one store call: the longest it waits for its connection and
+     *     its answer, whatever spring.data.redis.timeout says (Lettuce's default is 60 s). A call over
+     *     budget counts as a store failure (STRICT: 503).
      */
-    public record Redis(@DefaultValue("oo:") String keyPrefix, @DefaultValue("256") int tokenShards) {
+    public record Redis(
+            @DefaultValue("oo:") String keyPrefix,
+            @DefaultValue("256") int tokenShards,
+            @DefaultValue("2s") Duration commandTimeout) {
     }
 
     /**

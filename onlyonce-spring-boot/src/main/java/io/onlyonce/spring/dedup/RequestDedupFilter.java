@@ -100,7 +100,7 @@ public final class RequestDedupFilter extends OncePerRequestFilter {
                 hit = windows.hit(fingerprint, rule.rule().window());
             } catch (StoreUnavailableException e) {
                 recorder.record(OutcomeRecorder.LAYER_GATEWAY, "store_error", endpoint);
-                log.warn("request de-dup skipped for {}: {}", endpoint, e.getMessage());
+                log.debug("request de-dup skipped for {}: {}", endpoint, e.getMessage());
                 hit = null;
             }
             if (hit == null || hit.first()) {

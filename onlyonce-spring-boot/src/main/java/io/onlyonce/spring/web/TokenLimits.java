@@ -43,7 +43,7 @@ public record TokenLimits(WindowStore windows, int maxRequests, Duration window,
         try {
             hit = windows.hit(Fingerprint.of(kind, principal), length);
         } catch (StoreUnavailableException e) {
-            log.warn("token limit not checked: {}", e.getMessage());
+            log.debug("token limit not checked: {}", e.getMessage());
             return;
         }
         if (hit.count() > limit) {

@@ -1,0 +1,85 @@
+package io.onlyonce.redis;
+
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.onlyonce.redis.internal.ConnectionHolder;
+import java.util.Objects;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * A connection for the Redis stores that is made on first use, so that an application starts
+ * while Redis is down. Give one to each store's {@code of(RedisStoreConnection, RedisStoreConfig)}:
+ * they share it.
+ *
+ * <pre>{@code
+ * RedisStoreConnection connection = RedisStoreConnection.onFirstUse(() -> client,
+ *         made -> RedisEvictionPolicy.check(made).ifPresent(log::warn));
+ * IdempotencyStore store = RedisIdempotencyStore.of(connection, RedisStoreConfig.ofDefaults());
+ * }</pre>
+ *
+ * <p>The first store call opens the connection (with {@code ByteArrayCodec}, on a
+ * {@link RedisClient} or a {@link RedisClusterClient}) on a thread of its own and waits for it at
+ * most its budget ({@link RedisStoreConfig#commandTimeout()}); calls that arrive meanwhile wait
+ * for the same attempt. While Redis cannot be reached, calls throw
+ * {@link io.onlyonce.StoreUnavailableException} within their budget, and a later call tries again.
+ * Once made, the connection is kept, and Lettuce reconnects it after a server restart (its
+ * {@code autoReconnect}, on by default). Thread-safe.
+ */
+public final class RedisStoreConnection implements AutoCloseable {
+
+    private final ConnectionHolder holder;
+
+    private RedisStoreConnection(ConnectionHolder holder) {
+        this.holder = holder;
+    }
+
+    /**
+     * A connection of {@code client}, made on first use.
+     *
+     * @param client the client, asked for only when connecting (a framework may create it after the
+     *     stores); a {@link RedisClient} (standalone or Sentinel) or a {@link RedisClusterClient}
+     */
+    public static RedisStoreConnection onFirstUse(Supplier<? extends AbstractRedisClient> client) {
+        return onFirstUse(client, made -> { });
+    }
+
+    /**
+     * A connection of {@code client}, made on first use; {@code onConnect} is told of it once, when
+     * it has been made, on the connecting thread and while the stores already use it (a check such
+     * as {@link RedisEvictionPolicy#check} belongs there).
+     */
+    public static RedisStoreConnection onFirstUse(Supplier<? extends AbstractRedisClient> client,
+            Consumer<? super StatefulConnection<byte[], byte[]>> onConnect) {
+        Objects.requireNonNull(client, "client");
+        return new RedisStoreConnection(ConnectionHolder.onFirstUse(() -> connect(client.get()), onConnect));
+    }
+
+    private static StatefulConnection<byte[], byte[]> connect(AbstractRedisClient client) {
+        if (client instanceof RedisClusterClient cluster) {
+            return cluster.connect(ByteArrayCodec.INSTANCE);
+        }
+        if (client instanceof RedisClient standalone) {
+            return standalone.connect(ByteArrayCodec.INSTANCE);
+        }
+        throw new IllegalArgumentException("a RedisClient or a RedisClusterClient is required, not " + client);
+    }
+
+    /** Whether the connection has been made (it may be reconnecting after a server restart). */
+    public boolean isConnected() {
+        return holder.isConnected();
+    }
+
+    ConnectionHolder holder() {
+        return holder;
+    }
+
+    /** Closes the connection, if made; the stores then fail with {@link io.onlyonce.StoreUnavailableException}. */
+    @Override
+    public void close() {
+        holder.close();
+    }
+}

@@ -1,0 +1,163 @@
+package io.onlyonce.redis.internal;
+
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.onlyonce.StoreUnavailableException;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The one connection of the Redis stores: either given, or made on first use. A connection made on
+ * first use is opened on a thread of its own, so a caller waits for it at most until its deadline
+ * (the budget of its store call), and callers that arrive while an attempt runs wait for that same
+ * attempt. An attempt that failed is made again by the next call; one that outlives its callers'
+ * budgets still completes, and its connection serves the next call. {@code onConnect} runs once,
+ * on the connecting thread, after the connection is in use, so a slow check there holds up no call.
+ *
+ * <p>Once made, the connection is kept: Lettuce reconnects it by itself after a server restart
+ * ({@code autoReconnect}, on by default). Thread-safe.
+ */
+public final class ConnectionHolder implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(ConnectionHolder.class.getName());
+
+    private final @Nullable Supplier<? extends StatefulConnection<byte[], byte[]>> connect;
+    private final Consumer<? super StatefulConnection<byte[], byte[]>> onConnect;
+    private volatile @Nullable RedisClusterAsyncCommands<byte[], byte[]> commands;
+    private @Nullable StatefulConnection<byte[], byte[]> connection;
+    private @Nullable CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> attempt;
+    private boolean closed;
+
+    private ConnectionHolder(@Nullable Supplier<? extends StatefulConnection<byte[], byte[]>> connect,
+            Consumer<? super StatefulConnection<byte[], byte[]>> onConnect) {
+        this.connect = connect;
+        this.onConnect = onConnect;
+    }
+
+    /** A connection the caller made and owns; {@link #close()} leaves it open. */
+    public static ConnectionHolder of(StatefulConnection<byte[], byte[]> connection) {
+        ConnectionHolder holder = new ConnectionHolder(null, made -> { });
+        holder.commands = async(connection);
+        return holder;
+    }
+
+    /**
+     * A connection made by {@code connect} on first use, and owned by the holder.
+     *
+     * @param connect opens the connection, blocking; may throw
+     * @param onConnect told once of the connection, when the first attempt succeeds
+     */
+    public static ConnectionHolder onFirstUse(Supplier<? extends StatefulConnection<byte[], byte[]>> connect,
+            Consumer<? super StatefulConnection<byte[], byte[]>> onConnect) {
+        return new ConnectionHolder(Objects.requireNonNull(connect, "connect"), Objects.requireNonNull(onConnect, "onConnect"));
+    }
+
+    /** The asynchronous commands of a standalone (or Sentinel) or a Cluster connection. */
+    static RedisClusterAsyncCommands<byte[], byte[]> async(StatefulConnection<byte[], byte[]> connection) {
+        if (connection instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster) {
+            return cluster.async();
+        }
+        if (connection instanceof StatefulRedisConnection<byte[], byte[]> standalone) {
+            return standalone.async();
+        }
+        throw new IllegalArgumentException("a standalone or Cluster connection is required");
+    }
+
+    /** Whether the connection has been made (it may still be reconnecting). */
+    public boolean isConnected() {
+        return commands != null;
+    }
+
+    /**
+     * The connection's commands, connecting first if need be.
+     *
+     * @param deadline {@link System#nanoTime()} by which the connection must be there
+     * @throws StoreUnavailableException when it cannot be made by then
+     */
+    public RedisClusterAsyncCommands<byte[], byte[]> commands(String operation, long deadline) {
+        RedisClusterAsyncCommands<byte[], byte[]> ready = commands;
+        if (ready != null) {
+            return ready;
+        }
+        try {
+            return attempt(operation).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            throw new StoreUnavailableException(operation + " (still connecting)", e);
+        } catch (ExecutionException e) {
+            throw new StoreUnavailableException(operation + " (cannot connect)", e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StoreUnavailableException(operation + " (interrupted)", e);
+        }
+    }
+
+    private synchronized CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> attempt(String operation) {
+        if (closed) {
+            throw new StoreUnavailableException(operation, new IllegalStateException("the stores' connection is closed"));
+        }
+        CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> current = attempt;
+        if (current == null || current.isCompletedExceptionally()) {
+            CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> next = new CompletableFuture<>();
+            attempt = next;
+            Thread thread = new Thread(() -> connect(next), "onlyonce-redis-connect");
+            thread.setDaemon(true);
+            thread.start();
+            current = next;
+        }
+        return current;
+    }
+
+    private void connect(CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> result) {
+        StatefulConnection<byte[], byte[]> made;
+        RedisClusterAsyncCommands<byte[], byte[]> ready;
+        try {
+            made = Objects.requireNonNull(connect).get();
+            ready = async(made);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, "OnlyOnce could not connect to Redis: {0}", e.toString());
+            result.completeExceptionally(e);
+            return;
+        }
+        synchronized (this) {
+            if (closed) {
+                made.close();
+                result.completeExceptionally(new IllegalStateException("the stores' connection is closed"));
+                return;
+            }
+            connection = made;
+            commands = ready;
+        }
+        result.complete(ready);
+        try {
+            onConnect.accept(made);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "OnlyOnce: the check after connecting to Redis failed: {0}", e.toString());
+        }
+    }
+
+    /** Closes a connection this holder made; a given connection stays open (its owner closes it). */
+    @Override
+    public void close() {
+        StatefulConnection<byte[], byte[]> made;
+        synchronized (this) {
+            if (connect == null) {
+                return;
+            }
+            closed = true;
+            made = connection;
+            connection = null;
+            commands = null;
+        }
+        if (made != null) {
+            made.close();
+        }
+    }
+}

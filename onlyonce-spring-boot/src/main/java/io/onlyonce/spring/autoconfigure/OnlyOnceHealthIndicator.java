@@ -1,0 +1,55 @@
+package io.onlyonce.spring.autoconfigure;
+
+import io.onlyonce.IdempotencyKey;
+import io.onlyonce.StoreUnavailableException;
+import io.onlyonce.store.IdempotencyStore;
+import io.onlyonce.token.OneTimeToken;
+import io.onlyonce.token.TokenStore;
+import java.time.Instant;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+
+/**
+ * {@code onlyonce} in {@code /actuator/health}: DOWN while the idempotency store (or the token
+ * store, when tokens are on) cannot be reached. Each check is one cheap read through the store's
+ * circuit breaker, within the store's own budget: a lookup of a key nobody uses, and a consume of
+ * a token that was never issued, neither of which writes anything. An open breaker reads DOWN
+ * without a store call. The details name the stores and whether they answered, nothing more.
+ */
+final class OnlyOnceHealthIndicator implements HealthIndicator {
+
+    private static final IdempotencyKey PROBE_KEY = new IdempotencyKey("onlyonce:health", "probe");
+    private static final OneTimeToken PROBE_TOKEN = new OneTimeToken("AAAAAAAAAAAAAAAAAAAAAA", Instant.EPOCH);
+
+    private final IdempotencyStore idempotency;
+    private final @Nullable TokenStore tokens;
+
+    OnlyOnceHealthIndicator(IdempotencyStore idempotency, @Nullable TokenStore tokens) {
+        this.idempotency = idempotency;
+        this.tokens = tokens;
+    }
+
+    @Override
+    public Health health() {
+        boolean idempotencyUp = answers(() -> idempotency.find(PROBE_KEY));
+        TokenStore tokenStore = tokens;
+        boolean tokensUp = tokenStore == null || answers(() -> tokenStore.consume(PROBE_TOKEN));
+        Health.Builder health = idempotencyUp && tokensUp ? Health.up() : Health.down();
+        health.withDetail("idempotencyStore", idempotencyUp ? "reachable" : "unreachable");
+        if (tokenStore != null) {
+            health.withDetail("tokenStore", tokensUp ? "reachable" : "unreachable");
+        }
+        return health.build();
+    }
+
+    private static boolean answers(Supplier<?> probe) {
+        try {
+            probe.get();
+            return true;
+        } catch (StoreUnavailableException e) {
+            return false;
+        }
+    }
+}

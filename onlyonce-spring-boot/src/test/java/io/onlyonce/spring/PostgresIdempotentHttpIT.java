@@ -2,7 +2,6 @@ package io.onlyonce.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.onlyonce.jdbc.JdbcIdempotencyStore;
 import java.io.Closeable;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -66,7 +65,7 @@ class PostgresIdempotentHttpIT extends AbstractIdempotentHttpTest {
 
     @Test
     void recordsAreRowsOfTheIdempotencyTable() {
-        assertThat(store).isInstanceOf(JdbcIdempotencyStore.class);
+        assertThat(store).isInstanceOf(io.onlyonce.spring.autoconfigure.TransactionAwareJdbcIdempotencyStore.class);
         String key = newKey();
         assertThat(order("alice", key, ORDER).statusCode()).isEqualTo(201);
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);

@@ -75,6 +75,7 @@ class IdempotentStartupValidationTest {
     @Service
     static class InterfaceProxiedService implements Orders {
         @Override
+        @org.springframework.transaction.annotation.Transactional
         public String create() {
             return placeQuietly();
         }
@@ -204,18 +205,31 @@ class IdempotentStartupValidationTest {
             assertThat(context).hasNotFailed();
             PackagePrivateController controller = context.getBean(PackagePrivateController.class);
             assertThat(AopUtils.isCglibProxy(controller)).isTrue();
-            assertThat(((Advised) controller).getAdvisors()).contains(context.getBean("onlyOnceAdvisor", Advisor.class));
+            assertThat(((Advised) controller).getAdvisors()).contains(context.getBean(IdempotentAdvisingPostProcessor.class).advisor());
         });
     }
 
     @Test
     void aMethodThatIsNotPublicOnAnInterfaceProxyFailsStartUp() {
+        // another advisor (transactions) has made an interface proxy before OnlyOnce's is added to it
         web.withPropertyValues("spring.aop.proxy-target-class=false").withBean(InterfaceProxiedService.class)
+                .withBean(org.springframework.transaction.PlatformTransactionManager.class,
+                        IdempotentStartupValidationTest::noopTransactions)
+                .withUserConfiguration(TxLast.class)
                 .run(context -> {
                     assertThat(context).hasFailed();
                     assertThat(context.getStartupFailure())
                             .hasStackTraceContaining("@Idempotent methods [InterfaceProxiedService.placeQuietly] of bean")
                             .hasStackTraceContaining("are not public, and the bean is not proxied through its class");
+                });
+    }
+
+    @Test
+    void withoutAnotherAdvisorOnlyOncesOwnProxyIsAClassProxyThatReachesNonPublicMethods() {
+        web.withPropertyValues("spring.aop.proxy-target-class=false").withBean(InterfaceProxiedService.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(AopUtils.isCglibProxy(context.getBean(InterfaceProxiedService.class))).isTrue();
                 });
     }
 

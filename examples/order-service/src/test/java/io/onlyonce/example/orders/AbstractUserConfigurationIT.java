@@ -146,10 +146,12 @@ abstract class AbstractUserConfigurationIT {
     void aRefundStillRunningIsAnsweredAsTheRetryAfterOfItsOwnDuration() throws Exception {
         client.post("alice", "/refunds", Client.refund(newRefundNo()));
         String refundNo = newRefundNo();
+        int before = refundService.executions();
         CompletableFuture<HttpResponse<String>> slow = CompletableFuture.supplyAsync(
-                () -> client.post("alice", "/refunds", Client.refund(refundNo, 7, 1200, 1500, false)));
-        Thread.sleep(400);
-        HttpResponse<String> duplicate = client.post("alice", "/refunds", Client.refund(refundNo, 7, 1200, 1500, false));
+                () -> client.post("alice", "/refunds", Client.refund(refundNo, 7, 1200, 3000, false)));
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+                .until(() -> refundService.executions() > before);
+        HttpResponse<String> duplicate = client.post("alice", "/refunds", Client.refund(refundNo, 7, 1200, 3000, false));
         HttpResponse<String> first = slow.get();
         assertThat(Client.json(first).get("code").asInt()).isZero();
         if (joined()) {

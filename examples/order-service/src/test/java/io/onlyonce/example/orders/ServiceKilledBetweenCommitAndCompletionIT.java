@@ -133,7 +133,7 @@ class ServiceKilledBetweenCommitAndCompletionIT {
                 "-Xmx384m", "-cp", System.getProperty("java.class.path"), OrderServiceApplication.class.getName(),
                 "--server.port=" + port, "--spring.datasource.url=" + database.url(),
                 "--spring.datasource.username=" + database.user(), "--spring.sql.init.platform=" + database.platform(),
-                "--onlyonce.token.enabled=false", "--orders.pause-after-commit=" + pauseAfterCommit));
+                "--orders.pause-after-commit=" + pauseAfterCommit));
         command.addAll(settings);
         Path log = log(port);
         Files.createDirectories(log.getParent());

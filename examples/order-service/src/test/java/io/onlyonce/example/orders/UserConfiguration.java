@@ -37,7 +37,6 @@ record UserConfiguration(ScratchDatabase database, @Nullable String redisPrefix,
         registry.add("spring.datasource.password", () -> "");
         registry.add("spring.sql.init.platform", database::platform);
         registry.add("orders.persistence", () -> database.platform().equals("postgresql") ? "jdbc-client" : "mybatis");
-        registry.add("onlyonce.token.enabled", () -> false); // TEMP until tokens need secrets only where used
         if (redisPrefix != null) {
             registry.add("onlyonce.store", () -> "redis");
             registry.add("onlyonce.redis.key-prefix", () -> redisPrefix);

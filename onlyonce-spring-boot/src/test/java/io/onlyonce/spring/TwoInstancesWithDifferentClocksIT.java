@@ -66,7 +66,9 @@ class TwoInstancesWithDifferentClocksIT {
                     "onlyonce.redis.key-prefix=" + prefix));
         } else {
             properties.addAll(List.of("spring.datasource.url=" + PG + DATABASE, "spring.datasource.username=postgres",
-                    "spring.datasource.password=", "onlyonce.jdbc.initialize-schema=always"));
+                    "spring.datasource.password=", "onlyonce.jdbc.initialize-schema=always",
+                    // the message layer is on this module's classpath, but these instances do not use it
+                    "onlyonce.messaging.enabled=false"));
         }
         ConfigurableApplicationContext context = new SpringApplicationBuilder(TestApplication.class)
                 .properties(properties.toArray(String[]::new)).run();

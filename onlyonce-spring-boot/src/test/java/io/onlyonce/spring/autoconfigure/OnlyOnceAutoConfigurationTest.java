@@ -44,6 +44,7 @@ import java.util.Map;
 import java.util.Set;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springdoc.core.customizers.OperationCustomizer;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -59,6 +60,8 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.S
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -69,6 +72,7 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /** Conditions, back-off and binding of the OnlyOnce auto-configurations, without a server. */
+@ExtendWith(OutputCaptureExtension.class)
 class OnlyOnceAutoConfigurationTest {
 
     static final AutoConfigurations ONLYONCE = AutoConfigurations.of(OnlyOnceAutoConfiguration.class,
@@ -151,7 +155,7 @@ class OnlyOnceAutoConfigurationTest {
     }
 
     @Test
-    void aSharedStoreWithoutTokenSecretsFailsStartUpOnlyWhenATokenMethodExists() {
+    void aSharedStoreWithoutTokenSecretsFailsStartUpOnlyWhenATokenMethodExists(CapturedOutput output) {
         WebApplicationContextRunner jdbc = new WebApplicationContextRunner()
                 .withConfiguration(ONLYONCE)
                 .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
@@ -159,6 +163,12 @@ class OnlyOnceAutoConfigurationTest {
         jdbc.run(context -> {
             assertThat(context).as("no TOKEN method, no secret needed").hasNotFailed();
             assertThat(context).hasSingleBean(IdempotencyEngine.class).doesNotHaveBean(TokenEndpoint.class);
+            assertThat(output).containsOnlyOnce("OnlyOnce one-time tokens are off: onlyonce.store=jdbc is shared by"
+                    + " every instance and onlyonce.token.secrets is not set, so the token endpoint is not registered."
+                    + " To use @Idempotent(strategy = TOKEN), set onlyonce.token.secrets");
+            assertThat(new OnlyOnceEndpoint(context.getBean(OnlyOnceProperties.class), context.getBean(OnlyOnceStatistics.class),
+                    context.getBean(io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry.class), null).report())
+                    .extractingByKey("configuration").asString().contains("endpointEnabled=false").doesNotContain("path=");
         });
         jdbc.withBean(TokenController.class).run(context -> {
             assertThat(context).hasFailed();

@@ -30,6 +30,9 @@ class RedisIdempotentHttpIT extends AbstractIdempotentHttpTest {
         registry.add("onlyonce.redis.key-prefix", () -> PREFIX);
         registry.add("spring.data.redis.host", () -> "127.0.0.1");
         registry.add("spring.data.redis.port", () -> 6379);
+        // the semantics under 200 concurrent requests on two cores, not the budget (tested on its own)
+        registry.add("onlyonce.redis.command-timeout", () -> "10s");
+        registry.add("onlyonce.circuit-breaker.slow-call-duration-threshold", () -> "10s");
     }
 
     static List<String> keys() {

@@ -132,10 +132,13 @@ public class OnlyOnceAutoConfiguration {
     @ConditionalOnMissingBean
     CircuitBreakerRegistry onlyOnceCircuitBreakerRegistry(OnlyOnceProperties properties) {
         OnlyOnceProperties.CircuitBreaker settings = properties.circuitBreaker();
+        // on the JDBC store a call may wait by design (a duplicate of a running request waits for its
+        // transaction when the store joins transactions): there only failures count
+        boolean countSlowCalls = properties.store() != OnlyOnceProperties.StoreType.JDBC;
         CircuitBreakerConfig config = CircuitBreakerConfig.custom()
                 .failureRateThreshold(settings.failureRateThreshold())
                 .slowCallDurationThreshold(settings.slowCallDurationThreshold())
-                .slowCallRateThreshold(settings.slowCallRateThreshold())
+                .slowCallRateThreshold(countSlowCalls ? settings.slowCallRateThreshold() : 100)
                 .minimumNumberOfCalls(settings.minimumNumberOfCalls())
                 .slidingWindowSize(settings.slidingWindowSize())
                 .waitDurationInOpenState(settings.waitDurationInOpenState())

@@ -178,7 +178,7 @@ public record OnlyOnceProperties(
             @DefaultValue("10") int minimumNumberOfCalls,
             @DefaultValue("20") int slidingWindowSize,
             @DefaultValue("10s") Duration waitDurationInOpenState,
-            @DefaultValue("1s") Duration slowCallDurationThreshold,
+            @DefaultValue("1500ms") Duration slowCallDurationThreshold,
             @DefaultValue("50") float slowCallRateThreshold) {
     }
 
@@ -211,9 +211,10 @@ public record OnlyOnceProperties(
      *
      * @param initializeSchema When the tables are created at start-up.
      * @param joinTransaction Whether an idempotency record is written through the connection of the
-     *     Spring transaction active on the same DataSource: claimed and completed inside the business
-     *     transaction, so record and effect commit or roll back together, also across a crash between
-     *     the commit and the completion, and without a second connection per request. A concurrent
+     *     Spring transaction active on the same DataSource: for an @Idempotent service method, claimed
+     *     and completed inside the business transaction, so record and effect commit or roll back
+     *     together, also across a crash between the commit and the completion, and without a second
+     *     connection per request (a handler's answer is recorded after its transaction committed). A concurrent
      *     duplicate then waits for the first request's transaction instead of being told it is in
      *     progress. Outside a transaction, and when false, every store statement commits on its own
      *     connection.

@@ -19,6 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
+import io.onlyonce.spring.method.TransactionCompletion;
 
 /**
  * The JDBC idempotency store of a Spring application. With {@code onlyonce.jdbc.join-transaction},
@@ -54,8 +55,17 @@ public final class TransactionAwareJdbcIdempotencyStore implements IdempotencySt
         return joined != null && inTransaction();
     }
 
+    /**
+     * Whether a transaction that will commit this store's writes holds a connection of the
+     * DataSource: an actual, read-write transaction with synchronisation, not yet completing (a
+     * callback after its commit or rollback runs on resources that nothing commits any more).
+     */
     private boolean inTransaction() {
-        return TransactionSynchronizationManager.getResource(dataSource) != null;
+        return TransactionSynchronizationManager.getResource(dataSource) != null
+                && TransactionSynchronizationManager.isActualTransactionActive()
+                && TransactionSynchronizationManager.isSynchronizationActive()
+                && !TransactionSynchronizationManager.isCurrentTransactionReadOnly()
+                && !TransactionCompletion.completing();
     }
 
     private IdempotencyStore current() {

@@ -31,6 +31,22 @@ public final class IdempotentAdvisingPostProcessor extends AbstractBeanFactoryAw
         setProxyTargetClass(true);
     }
 
+    /**
+     * Adds the advice to the bean's proxy, or proxies it. A frozen proxy cannot take another advisor:
+     * wrapping it would put OnlyOnce outside its transaction, so start-up fails instead.
+     */
+    @Override
+    public Object postProcessAfterInitialization(Object bean, String beanName) {
+        if (bean instanceof org.springframework.aop.framework.Advised advised && advised.isFrozen()
+                && isEligible(bean, beanName)) {
+            throw new io.onlyonce.spring.OnlyOnceConfigurationException("Bean '" + beanName + "' has @Idempotent"
+                    + " methods, but its proxy is frozen: OnlyOnce's advice could only wrap it from outside, outside"
+                    + " the transaction and every other advice of the bean.",
+                    "Do not freeze the proxy of a bean with @Idempotent methods (ProxyFactory/ProxyConfig setFrozen).");
+        }
+        return super.postProcessAfterInitialization(bean, beanName);
+    }
+
     /** The advisor this post-processor adds, to check that a bean carries it. */
     public Advisor advisor() {
         return advisor;

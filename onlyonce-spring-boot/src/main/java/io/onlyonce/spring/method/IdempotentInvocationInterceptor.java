@@ -103,7 +103,7 @@ public final class IdempotentInvocationInterceptor implements MethodInterceptor 
         try {
             result = invocation.proceed();
         } catch (Throwable failure) {
-            execution.fail(failure);
+            fail(execution, failure);
             throw failure;
         }
         StoredResponse response;
@@ -115,6 +115,20 @@ public final class IdempotentInvocationInterceptor implements MethodInterceptor 
         }
         complete(execution, response);
         return result;
+    }
+
+    /**
+     * Frees the key of a call that threw. Joined to the transaction, the claim is in that
+     * transaction, which the failure usually rolls back (taking the claim with it), and whose
+     * connection may no longer accept statements (PostgreSQL after an error): the release waits
+     * until the transaction ended, and only a transaction that still committed needs it.
+     */
+    private void fail(Execution execution, Throwable failure) {
+        if (TransactionCompletion.active() && join.joinsCurrentTransaction()) {
+            TransactionCompletion.afterCompletion(() -> execution.fail(failure), () -> { });
+            return;
+        }
+        execution.fail(failure);
     }
 
     /**

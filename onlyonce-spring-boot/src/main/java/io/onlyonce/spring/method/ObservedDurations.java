@@ -99,7 +99,6 @@ public final class ObservedDurations {
 
         @Override
         public void fail(Throwable failure) {
-            observed();
             delegate.fail(failure);
         }
 

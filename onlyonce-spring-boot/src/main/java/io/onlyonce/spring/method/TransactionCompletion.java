@@ -25,12 +25,23 @@ public final class TransactionCompletion {
             "org.springframework.transaction.support.TransactionSynchronizationManager",
             TransactionCompletion.class.getClassLoader());
 
+    /** Set while this class's callbacks run, after a transaction ended but before its resources are unbound. */
+    private static final ThreadLocal<Boolean> COMPLETING = new ThreadLocal<>();
+
     private TransactionCompletion() {
     }
 
-    /** Whether a Spring transaction with synchronisation is active on this thread. */
+    /**
+     * Whether a Spring transaction with synchronisation is active on this thread, and is not the
+     * one whose completion callbacks are running now.
+     */
     public static boolean active() {
-        return PRESENT && Synchronizations.active();
+        return PRESENT && !completing() && Synchronizations.active();
+    }
+
+    /** Whether this thread runs a completion callback of this class (its transaction has ended). */
+    public static boolean completing() {
+        return COMPLETING.get() != null;
     }
 
     /**
@@ -59,6 +70,7 @@ public final class TransactionCompletion {
             TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
                 @Override
                 public void afterCompletion(int status) {
+                    COMPLETING.set(Boolean.TRUE);
                     try {
                         if (status == STATUS_COMMITTED) {
                             onCommit.run();
@@ -72,6 +84,8 @@ public final class TransactionCompletion {
                         }
                     } catch (RuntimeException e) {
                         log.warn("recording an idempotent call after its transaction ended failed: {}", e.toString());
+                    } finally {
+                        COMPLETING.remove();
                     }
                 }
             });

@@ -30,9 +30,10 @@ class RedisIdempotentHttpIT extends AbstractIdempotentHttpTest {
         registry.add("onlyonce.redis.key-prefix", () -> PREFIX);
         registry.add("spring.data.redis.host", () -> "127.0.0.1");
         registry.add("spring.data.redis.port", () -> 6379);
-        // the semantics under 200 concurrent requests on two cores, not the budget (tested on its own)
-        registry.add("onlyonce.redis.command-timeout", () -> "10s");
-        registry.add("onlyonce.circuit-breaker.slow-call-duration-threshold", () -> "10s");
+        // HTTP semantics, not outages: a budget (and a slow-call threshold) that a loaded build
+        // machine's concurrency tests do not exceed; the budget itself is tested by RedisOutageDefaultSettings*IT
+        registry.add("onlyonce.redis.command-timeout", () -> "30s");
+        registry.add("onlyonce.circuit-breaker.slow-call-duration-threshold", () -> "30s");
     }
 
     static List<String> keys() {

@@ -358,7 +358,12 @@ abstract class RelaySuite {
             }
             t.recordCommitted(messages.toArray(OutboxMessage[]::new));
         }
-        RecordingTransport transport = RecordingTransport.confirming();
+        // a broker that takes a millisecond per confirm, as a real one does: one relay alone cannot
+        // drain the table before the other's threads are scheduled on a busy machine
+        RecordingTransport transport = RecordingTransport.answering(message -> {
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+            return java.util.concurrent.CompletableFuture.completedFuture(null);
+        });
         RelayConfig config = quick().batchSize(50).build();
         OutboxRelay relayA = new OutboxRelay(t.dataSource(), t.dialect(), transport, config);
         OutboxRelay relayB = new OutboxRelay(t.database().secondDataSource(), t.dialect(), transport, config);

@@ -209,14 +209,20 @@ public final class IdempotentInvocationInterceptor implements MethodInterceptor 
      * scope of a method call, hashed when too long for a scope or when the name is not plain text.
      */
     static String scope(String endpoint, @Nullable String caller) {
-        String scope = caller == null ? "method " + endpoint : "method " + endpoint + " " + caller;
+        // a name that is not well-formed text (an unpaired surrogate) is named by its UTF-16 units,
+        // so that it can neither alias another name nor fail the call
+        String name = caller == null || StrictUtf8.isWellFormed(caller) ? caller : utf16Units(caller);
+        String scope = name == null ? "method " + endpoint : "method " + endpoint + " " + name;
         if (scope.length() <= IdempotencyKey.MAX_SCOPE_LENGTH && scope.chars().noneMatch(Character::isISOControl)) {
             return scope;
         }
-        if (caller != null && !StrictUtf8.isWellFormed(caller)) {
-            throw new InvalidIdempotencyKeyException("the caller's name is not well-formed text");
-        }
         return "method " + IdempotencyKey.derivedName(scope);
+    }
+
+    private static String utf16Units(String text) {
+        StringBuilder units = new StringBuilder("utf16:");
+        text.chars().forEach(c -> units.append(String.format("%04x", c)));
+        return units.toString();
     }
 
     private static String endpoint(Method method) {

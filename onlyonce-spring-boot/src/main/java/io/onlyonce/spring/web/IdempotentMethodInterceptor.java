@@ -166,7 +166,9 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
             // a streamed answer is written over time and cannot be stored: the work ran, so its key
             // stays taken without a response, and the stream goes to the client as it is written
             request.removeAttribute(PendingExecution.ATTRIBUTE);
-            pending.execution().completeWithoutResponse(200);
+            // kept once its transaction (if any) committed; freed if that rolls back
+            TransactionCompletion.afterCompletion(() -> pending.execution().completeWithoutResponse(200),
+                    () -> pending.fail(new IllegalStateException("the transaction around the request rolled back")));
             response.discardCapture();
             return result;
         }

@@ -364,9 +364,13 @@ abstract class RelaySuite {
             java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
             return java.util.concurrent.CompletableFuture.completedFuture(null);
         });
+        // each relay's first publish waits (up to a minute) until the other relay has claimed a
+        // batch too: the test proves two relays share the table, not how a busy scheduler orders them
+        CountDownLatch bothClaimed = new CountDownLatch(t.dialect() == JdbcDialect.H2 ? 0 : 2);
         RelayConfig config = quick().batchSize(50).build();
-        OutboxRelay relayA = new OutboxRelay(t.dataSource(), t.dialect(), transport, config);
-        OutboxRelay relayB = new OutboxRelay(t.database().secondDataSource(), t.dialect(), transport, config);
+        OutboxRelay relayA = new OutboxRelay(t.dataSource(), t.dialect(), meetingFirst(transport, bothClaimed), config);
+        OutboxRelay relayB = new OutboxRelay(t.database().secondDataSource(), t.dialect(),
+                meetingFirst(transport, bothClaimed), config);
         // both pools connected and all four loops released together: otherwise one relay may claim
         // every row while the other pool still opens its first connection
         for (DataSource pool : List.of(t.dataSource(), t.database().secondDataSource())) {
@@ -410,5 +414,21 @@ abstract class RelaySuite {
             assertThat(relayA.stats().sent()).as("both relays worked").isPositive();
             assertThat(relayB.stats().sent()).as("both relays worked").isPositive();
         }
+    }
+
+    /** Delegates to {@code transport}; its first publish counts {@code met} down and waits for it. */
+    private static MessageTransport meetingFirst(MessageTransport transport, CountDownLatch met) {
+        java.util.concurrent.atomic.AtomicBoolean first = new java.util.concurrent.atomic.AtomicBoolean(true);
+        return message -> {
+            if (first.compareAndSet(true, false)) {
+                met.countDown();
+                try {
+                    met.await(60, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return transport.publish(message);
+        };
     }
 }

@@ -1,10 +1,7 @@
 package io.onlyonce.internal;
 
-import tools.jackson.core.JacksonException;
-import tools.jackson.core.StreamReadFeature;
-import tools.jackson.databind.DeserializationFeature;
-import tools.jackson.databind.SerializationFeature;
-import tools.jackson.databind.json.JsonMapper;
+import io.onlyonce.internal.json.Json;
+import io.onlyonce.internal.json.NotJsonException;
 
 /**
  * Canonical form of a JSON document for fingerprinting: object keys sorted at every level,
@@ -12,14 +9,6 @@ import tools.jackson.databind.json.JsonMapper;
  * with duplicate keys are not canonicalised (they are ambiguous) and are hashed as sent.
  */
 public final class JsonCanonicalizer {
-
-    private static final JsonMapper MAPPER = JsonMapper.builder()
-            .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
-            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-            .enable(DeserializationFeature.USE_BIG_INTEGER_FOR_INTS)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-            .build();
 
     private JsonCanonicalizer() {
     }
@@ -29,10 +18,10 @@ public final class JsonCanonicalizer {
         if (json.length == 0) {
             return json;
         }
+        Json codec = Json.onClassPath();
         try {
-            Object tree = MAPPER.readValue(json, Object.class);
-            return MAPPER.writeValueAsBytes(tree);
-        } catch (JacksonException notJson) {
+            return codec.writeSorted(codec.readExact(json));
+        } catch (NotJsonException notJson) {
             return json;
         }
     }

@@ -1,5 +1,6 @@
 package io.onlyonce.gateway.internal;
 
+import io.onlyonce.internal.json.Json;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -12,7 +13,6 @@ import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Writes the gateway's RFC 9457 problems ({@code application/problem+json}) with the title and
@@ -34,7 +34,6 @@ public final class GatewayProblems {
     public static final Type REQUEST_TOO_LARGE = new Type("idempotency-request-too-large", HttpStatus.CONTENT_TOO_LARGE);
     public static final Type BUSINESS_ID_INVALID = new Type("business-id-invalid", HttpStatus.BAD_REQUEST);
 
-    private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final List<Locale> SUPPORTED = List.of(Locale.ENGLISH, Locale.CHINESE);
     private static final String BUNDLE = "io.onlyonce.gateway.messages";
 
@@ -63,7 +62,7 @@ public final class GatewayProblems {
         if (retryAfterSeconds != null) {
             headers.set(HttpHeaders.RETRY_AFTER, Long.toString(retryAfterSeconds));
         }
-        byte[] bytes = JSON.writeValueAsBytes(body);
+        byte[] bytes = Json.onClassPath().write(body);
         headers.setContentLength(bytes.length);
         return response.writeWith(Mono.fromSupplier(() -> response.bufferFactory().wrap(bytes)));
     }

@@ -2,6 +2,8 @@ package io.onlyonce.gateway.internal;
 
 import io.onlyonce.Fingerprint;
 import io.onlyonce.gateway.DedupRule;
+import io.onlyonce.internal.json.Json;
+import io.onlyonce.internal.json.NotJsonException;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -14,9 +16,6 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.util.MultiValueMap;
 import org.springframework.web.util.UriComponentsBuilder;
-import tools.jackson.core.JacksonException;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * What a request is, for the window: the parts a {@link DedupRule} names, each length-prefixed into
@@ -25,7 +24,6 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class RequestFingerprints {
 
-    private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final ServerHttpRequest request;
     private final DedupRule rule;
@@ -33,7 +31,8 @@ public final class RequestFingerprints {
     private final Map<String, String> variables;
     private final @Nullable RequestBody body;
     private final String caller;
-    private @Nullable JsonNode json;
+    private @Nullable Object json;
+    private boolean parsed;
 
     /**
      * @param variables the route's path variables (Spring Cloud Gateway's URI template variables)
@@ -84,8 +83,7 @@ public final class RequestFingerprints {
             return query().containsKey(field.substring(6));
         }
         if (field.startsWith("body:")) {
-            JsonNode node = jsonField(field.substring(5));
-            return node != null && !node.isNull();
+            return jsonField(field.substring(5)) != null;
         }
         return true;
     }
@@ -99,8 +97,9 @@ public final class RequestFingerprints {
             case "header" -> String.join(",", request.getHeaders().getOrEmpty(name));
             case "var" -> variables.getOrDefault(name, "");
             case "body" -> {
-                JsonNode node = jsonField(name);
-                yield node == null || node.isNull() ? "" : node.isString() ? node.asString() : node.toString();
+                Object node = jsonField(name);
+                yield node == null ? "" : node instanceof String text ? text
+                        : new String(Json.onClassPath().write(node), java.nio.charset.StandardCharsets.UTF_8);
             }
             default -> throw new IllegalStateException("unknown de-dup field " + field);
         };
@@ -143,22 +142,19 @@ public final class RequestFingerprints {
         return UriComponentsBuilder.newInstance().query(raw).build().getQueryParams();
     }
 
-    private @Nullable JsonNode jsonField(String dotted) {
-        if (json == null) {
+    private @Nullable Object jsonField(String dotted) {
+        if (!parsed) {
             json = parse(body == null ? new byte[0] : body.bytes());
+            parsed = true;
         }
-        JsonNode node = json;
-        for (String part : dotted.split("\\.")) {
-            node = node == null ? null : node.get(part);
-        }
-        return node;
+        return Json.member(json, dotted);
     }
 
-    private static JsonNode parse(byte[] bytes) {
+    private static @Nullable Object parse(byte[] bytes) {
         try {
-            return bytes.length == 0 ? JSON.nullNode() : JSON.readTree(bytes);
-        } catch (JacksonException e) {
-            return JSON.nullNode();
+            return bytes.length == 0 ? null : Json.onClassPath().read(bytes);
+        } catch (NotJsonException e) {
+            return null;
         }
     }
 

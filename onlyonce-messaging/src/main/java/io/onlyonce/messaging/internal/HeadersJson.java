@@ -1,10 +1,10 @@
 package io.onlyonce.messaging.internal;
 
+import io.onlyonce.internal.json.Json;
+import io.onlyonce.internal.json.NotJsonException;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import tools.jackson.core.JacksonException;
-import tools.jackson.core.type.TypeReference;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A message's headers as the text of one JSON object of strings, in their order: what the
@@ -12,16 +12,12 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class HeadersJson {
 
-    private static final JsonMapper MAPPER = JsonMapper.builder().build();
-    private static final TypeReference<LinkedHashMap<String, String>> MAP = new TypeReference<>() {
-    };
-
     private HeadersJson() {
     }
 
     /** The JSON object of {@code headers}, in order. */
     public static String write(Map<String, String> headers) {
-        return MAPPER.writeValueAsString(headers);
+        return new String(Json.onClassPath().write(headers), StandardCharsets.UTF_8);
     }
 
     /**
@@ -30,14 +26,25 @@ public final class HeadersJson {
      * @throws IllegalStateException when {@code json} is not an object of strings
      */
     public static Map<String, String> read(String json) {
+        Object read;
         try {
-            LinkedHashMap<String, String> headers = MAPPER.readValue(json, MAP);
-            if (headers == null) {
-                throw new IllegalStateException("the headers column holds null");
-            }
-            return headers;
-        } catch (JacksonException e) {
+            read = Json.onClassPath().read(json.getBytes(StandardCharsets.UTF_8));
+        } catch (NotJsonException e) {
             throw new IllegalStateException("the headers column is not a JSON object of strings", e);
         }
+        if (read == null) {
+            throw new IllegalStateException("the headers column holds null");
+        }
+        if (!(read instanceof Map<?, ?> map)) {
+            throw new IllegalStateException("the headers column is not a JSON object of strings");
+        }
+        Map<String, String> headers = new LinkedHashMap<>();
+        for (Map.Entry<?, ?> entry : map.entrySet()) {
+            if (!(entry.getValue() instanceof String value)) {
+                throw new IllegalStateException("the headers column is not a JSON object of strings");
+            }
+            headers.put((String) entry.getKey(), value);
+        }
+        return headers;
     }
 }

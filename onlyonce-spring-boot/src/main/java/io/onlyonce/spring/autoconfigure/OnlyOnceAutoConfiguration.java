@@ -13,10 +13,11 @@ import io.onlyonce.spring.Idempotent;
 import io.onlyonce.spring.OnlyOnceConfigurationException;
 import io.onlyonce.spring.method.CallerPrincipal;
 import io.onlyonce.spring.method.IdempotentAdvisingPostProcessor;
-import io.onlyonce.spring.method.ObservedDurations;
-import io.onlyonce.spring.method.TransactionJoin;
 import io.onlyonce.spring.method.IdempotentInvocationInterceptor;
 import io.onlyonce.spring.method.MethodSettings;
+import io.onlyonce.spring.method.ObservedDurations;
+import io.onlyonce.spring.method.ResultCodec;
+import io.onlyonce.spring.method.TransactionJoin;
 import io.onlyonce.spring.method.WebInvocations;
 import io.onlyonce.spring.metrics.MicrometerOutcomeRecorder;
 import io.onlyonce.spring.metrics.OnlyOnceStatistics;
@@ -51,7 +52,6 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The engine, the stores (memory by default; Redis and JDBC in their own configurations), the
@@ -240,11 +240,12 @@ public class OnlyOnceAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     IdempotentInvocationInterceptor onlyOnceInvocationInterceptor(IdempotencyEngine engine,
-            MethodSettings.Factory settings, OnlyOnceStatistics statistics, ObjectProvider<JsonMapper> json,
+            MethodSettings.Factory settings, OnlyOnceStatistics statistics, ObjectProvider<ResultCodec> json,
             ObjectProvider<WebInvocations> web, ObjectProvider<CallerPrincipal> principal,
-            ObjectProvider<TransactionJoin> join, ObservedDurations durations) {
+            ObjectProvider<TransactionJoin> join, ObservedDurations durations,
+            org.springframework.beans.factory.BeanFactory beans) {
         return new IdempotentInvocationInterceptor(engine, settings, statistics,
-                json.getIfAvailable(() -> JsonMapper.builder().build()), web.getIfAvailable(),
+                json.getIfAvailable(() -> ResultCodec.of(beans)), web.getIfAvailable(),
                 principal.getIfAvailable(CallerPrincipal::fromSecurityContext), join.getIfAvailable(() -> TransactionJoin.NEVER),
                 durations);
     }

@@ -2,6 +2,8 @@ package io.onlyonce.spring.dedup;
 
 import io.onlyonce.Fingerprint;
 import io.onlyonce.StoreUnavailableException;
+import io.onlyonce.internal.json.Json;
+import io.onlyonce.internal.json.NotJsonException;
 import io.onlyonce.spring.PrincipalResolver;
 import io.onlyonce.spring.metrics.OutcomeRecorder;
 import io.onlyonce.spring.web.DigestingRequest;
@@ -33,9 +35,6 @@ import org.springframework.util.LinkedMultiValueMap;
 import org.springframework.util.MultiValueMap;
 import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.util.UriComponentsBuilder;
-import tools.jackson.core.JacksonException;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The gateway layer for services without a gateway: a request whose fingerprint was already seen
@@ -51,7 +50,6 @@ import tools.jackson.databind.json.JsonMapper;
 public final class RequestDedupFilter extends OncePerRequestFilter {
 
     private static final Logger log = LoggerFactory.getLogger(RequestDedupFilter.class);
-    private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final DedupRules rules;
     private final WindowStore windows;
@@ -126,7 +124,7 @@ public final class RequestDedupFilter extends OncePerRequestFilter {
             response.setHeader(HttpHeaders.RETRY_AFTER, Long.toString(retryAfterSeconds));
         }
         response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-        response.getOutputStream().write(JSON.writeValueAsBytes(body));
+        response.getOutputStream().write(Json.onClassPath().write(body));
     }
 
     private Fingerprint fingerprint(DigestingRequest request, DedupRules.Compiled rule) {
@@ -142,7 +140,8 @@ public final class RequestDedupFilter extends OncePerRequestFilter {
             builder.add(caller(request));
             return builder.build();
         }
-        @Nullable JsonNode json = null;
+        @Nullable Object json = null;
+        boolean parsed = false;
         for (String field : fields) {
             String value;
             if (field.equals("principal")) {
@@ -158,9 +157,10 @@ public final class RequestDedupFilter extends OncePerRequestFilter {
             } else if (field.startsWith("body:") && request.isForm()) {
                 value = String.join(",", request.formFields().getOrDefault(field.substring(5), List.of()));
             } else if (field.startsWith("body:")) {
-                if (json == null) {
+                if (!parsed) {
                     byte[] small = request.bodyIfSmall();
-                    json = small == null ? JSON.nullNode() : parse(small);
+                    json = small == null ? null : parse(small);
+                    parsed = true;
                 }
                 value = bodyField(json, field.substring(5));
             } else {
@@ -200,19 +200,17 @@ public final class RequestDedupFilter extends OncePerRequestFilter {
                 : UriComponentsBuilder.newInstance().query(query).build().getQueryParams();
     }
 
-    private static JsonNode parse(byte[] body) {
+    private static @Nullable Object parse(byte[] body) {
         try {
-            return JSON.readTree(body);
-        } catch (JacksonException e) {
-            return JSON.nullNode();
+            return Json.onClassPath().read(body);
+        } catch (NotJsonException e) {
+            return null;
         }
     }
 
-    private static String bodyField(JsonNode json, String path) {
-        JsonNode node = json;
-        for (String part : path.split("\\.")) {
-            node = node == null ? null : node.get(part);
-        }
-        return node == null || node.isNull() ? "" : node.toString();
+    /** The member's JSON text (a string with its quotes), or empty when there is none or it is null. */
+    private static String bodyField(@Nullable Object json, String path) {
+        Object member = Json.member(json, path);
+        return member == null ? "" : new String(Json.onClassPath().write(member), java.nio.charset.StandardCharsets.UTF_8);
     }
 }

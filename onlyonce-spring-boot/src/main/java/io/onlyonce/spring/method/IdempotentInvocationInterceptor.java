@@ -13,10 +13,7 @@ import io.onlyonce.spring.IdempotencyRefusedException;
 import io.onlyonce.spring.Idempotent;
 import io.onlyonce.spring.metrics.OutcomeRecorder;
 import java.lang.reflect.Method;
-import java.lang.reflect.Type;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -24,9 +21,6 @@ import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.EvaluationException;
-import tools.jackson.core.JacksonException;
-import tools.jackson.databind.JavaType;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The advice of every {@link Idempotent} method. A Spring MVC handler called within a request goes
@@ -46,16 +40,15 @@ public final class IdempotentInvocationInterceptor implements MethodInterceptor 
     private final IdempotencyEngine engine;
     private final MethodSettings.Factory settings;
     private final OutcomeRecorder recorder;
-    private final JsonMapper json;
+    private final ResultCodec json;
     private final @Nullable WebInvocations web;
     private final CallerPrincipal principal;
     private final TransactionJoin join;
     private final ObservedDurations durations;
     private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
-    private final Map<Method, JavaType> returnTypes = new ConcurrentHashMap<>();
 
     public IdempotentInvocationInterceptor(IdempotencyEngine engine, MethodSettings.Factory settings,
-            OutcomeRecorder recorder, JsonMapper json, @Nullable WebInvocations web) {
+            OutcomeRecorder recorder, ResultCodec json, @Nullable WebInvocations web) {
         this(engine, settings, recorder, json, web, CallerPrincipal.fromSecurityContext(), TransactionJoin.NEVER,
                 new ObservedDurations());
     }
@@ -67,7 +60,7 @@ public final class IdempotentInvocationInterceptor implements MethodInterceptor 
      * @param durations how long each method takes, for the {@code Retry-After} of a call in progress
      */
     public IdempotentInvocationInterceptor(IdempotencyEngine engine, MethodSettings.Factory settings,
-            OutcomeRecorder recorder, JsonMapper json, @Nullable WebInvocations web, CallerPrincipal principal,
+            OutcomeRecorder recorder, ResultCodec json, @Nullable WebInvocations web, CallerPrincipal principal,
             TransactionJoin join, ObservedDurations durations) {
         this.engine = engine;
         this.settings = settings;
@@ -108,9 +101,9 @@ public final class IdempotentInvocationInterceptor implements MethodInterceptor 
         }
         StoredResponse response;
         try {
-            byte[] body = method.getReturnType() == void.class || result == null ? new byte[0] : json.writeValueAsBytes(result);
+            byte[] body = method.getReturnType() == void.class || result == null ? new byte[0] : json.write(result);
             response = new StoredResponse(200, List.of(new StoredResponse.Header("Content-Type", "application/json")), body);
-        } catch (JacksonException notJson) {
+        } catch (ResultCodec.NotSerializableException notJson) {
             response = null;
         }
         complete(execution, response);
@@ -159,9 +152,7 @@ public final class IdempotentInvocationInterceptor implements MethodInterceptor 
             if (method.getReturnType() == void.class || body.length == 0) {
                 return null;
             }
-            JavaType type = returnTypes.computeIfAbsent(method,
-                    m -> json.getTypeFactory().constructType((Type) m.getGenericReturnType()));
-            return json.readValue(body, type);
+            return json.read(body, method);
         }
         if (outcome instanceof Outcome.InProgress inProgress) {
             recorder.record(LAYER, "in_progress", endpoint);
@@ -241,8 +232,8 @@ public final class IdempotentInvocationInterceptor implements MethodInterceptor 
                 continue;
             }
             try {
-                builder.addJson(json.writeValueAsBytes(argument));
-            } catch (JacksonException notJson) {
+                builder.addJson(json.write(argument));
+            } catch (ResultCodec.NotSerializableException notJson) {
                 builder.add("type:" + argument.getClass().getName());
             }
         }

@@ -2,6 +2,7 @@ package io.onlyonce.spring.web;
 
 import io.onlyonce.StoredResponse;
 import io.onlyonce.engine.Outcome;
+import io.onlyonce.internal.json.Json;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.DispatcherType;
@@ -26,11 +27,10 @@ import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
-import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.context.request.async.WebAsyncUtils;
+import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.util.WebUtils;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Wraps each request so that an {@code @Idempotent} handler can fingerprint its whole body (see
@@ -61,7 +61,6 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
     static final String REPLAY = OnlyOnceFilter.class.getName() + ".replay";
     /** Request attribute holding the problem a protected request was refused with. */
     static final String REJECTION = OnlyOnceFilter.class.getName() + ".rejection";
-    private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final long maxBodySize;
     private final OnlyOnceProblems problems;
@@ -248,7 +247,7 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
         if (rejection.retryAfter() != null) {
             real.setHeader(HttpHeaders.RETRY_AFTER, Long.toString(OnlyOnceExceptionHandler.seconds(rejection.retryAfter())));
         }
-        byte[] bytes = JSON.writeValueAsBytes(body);
+        byte[] bytes = Json.onClassPath().write(body);
         real.setContentLength(bytes.length);
         real.getOutputStream().write(bytes);
         real.flushBuffer();

@@ -29,8 +29,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Every row of the Idempotency-Key and token tables (SPEC 3.1 and 3.2) over real HTTP, for one
@@ -42,7 +40,6 @@ public abstract class AbstractIdempotentHttpTest {
 
     protected static final String ORDER = "{\"item\":\"phone\",\"quantity\":1,\"businessId\":\"b-1\"}";
     protected static final String PROBLEM = "urn:onlyonce:problem:";
-    protected static final JsonMapper JSON = JsonMapper.builder().build();
 
     @LocalServerPort
     int port;
@@ -78,8 +75,8 @@ public abstract class AbstractIdempotentHttpTest {
         return UUID.randomUUID().toString();
     }
 
-    protected static JsonNode json(HttpResponse<String> response) {
-        return JSON.readTree(response.body());
+    protected static JsonDoc json(HttpResponse<String> response) {
+        return JsonDoc.parse(response.body());
     }
 
     protected HttpResponse<String> order(String user, String key, String body) {
@@ -110,7 +107,7 @@ public abstract class AbstractIdempotentHttpTest {
         assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
         assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
                 type -> assertThat(type).startsWith("application/problem+json"));
-        JsonNode problem = JSON.readTree(response.body());
+        JsonDoc problem = JsonDoc.parse(response.body());
         assertThat(problem.get("type").asString()).isEqualTo(PROBLEM + slug);
         assertThat(problem.get("status").asInt()).isEqualTo(status);
         assertThat(problem.get("title").asString()).isNotBlank();
@@ -703,7 +700,7 @@ public abstract class AbstractIdempotentHttpTest {
         HttpResponse<String> response = issue("alice", "seckill");
         assertThat(response.statusCode()).isEqualTo(201);
         assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("application/json"));
-        JsonNode body = json(response);
+        JsonDoc body = json(response);
         assertThat(body.propertyNames()).containsExactlyInAnyOrder("token", "expiresAt");
         assertThat(body.get("token").asString()).matches("[A-Za-z0-9_-]{98}");
         Instant expiresAt = Instant.parse(body.get("expiresAt").asString());
@@ -725,7 +722,7 @@ public abstract class AbstractIdempotentHttpTest {
 
         assertThat(first.statusCode()).isEqualTo(201);
         assertProblem(again, 409, "duplicate-submission");
-        JsonNode problem = json(again);
+        JsonDoc problem = json(again);
         assertThat(problem.get("firstStatus").asInt()).as("flat member of the problem").isEqualTo(201);
         assertThat(problem.get("firstResult")).isEqualTo(json(first));
         assertThat(problem.has("properties")).isFalse();

@@ -26,8 +26,6 @@ import org.springframework.context.annotation.Import;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.context.request.async.DeferredResult;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A failed or timed-out call is never stored as if it had answered, and never runs twice while it
@@ -40,7 +38,6 @@ import tools.jackson.databind.json.JsonMapper;
 @Import({RealConfigurationsHttpTest.ShopConventions.class, FailuresAndTimeoutsHttpTest.Slow.class})
 class FailuresAndTimeoutsHttpTest {
 
-    static final JsonMapper JSON = JsonMapper.builder().build();
     static final String ORDER = "{\"item\":\"phone\",\"quantity\":1,\"businessId\":\"b-1\"}";
 
     /**
@@ -173,8 +170,8 @@ class FailuresAndTimeoutsHttpTest {
         return http.send(http.post(path, "alice", "").header("Idempotency-Key", key));
     }
 
-    static JsonNode json(HttpResponse<String> response) {
-        return JSON.readTree(response.body());
+    static JsonDoc json(HttpResponse<String> response) {
+        return JsonDoc.parse(response.body());
     }
 
     static String problemType(HttpResponse<String> response) {

@@ -34,8 +34,6 @@ import org.springframework.web.bind.annotation.PutMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Form bodies ({@code application/x-www-form-urlencoded}) through the real filters on a real
@@ -55,7 +53,6 @@ import tools.jackson.databind.json.JsonMapper;
 @Import({FormBodyHttpTest.FormHandlers.class, FormBodyHttpTest.ParameterPeek.class})
 class FormBodyHttpTest {
 
-    static final JsonMapper JSON = JsonMapper.builder().build();
     static final String PROBLEM = "urn:onlyonce:problem:";
     /** Two values of one field, a space as '+', and "牛奶" percent-encoded in UTF-8. */
     static final String FORM = "note=fresh+milk&item=%E7%89%9B%E5%A5%B6&item=2";
@@ -199,9 +196,9 @@ class FormBodyHttpTest {
         return http.send(form(path, body).header("Idempotency-Key", key));
     }
 
-    static JsonNode json(HttpResponse<String> response) {
+    static JsonDoc json(HttpResponse<String> response) {
         assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
-        return JSON.readTree(response.body());
+        return JsonDoc.parse(response.body());
     }
 
     static void assertReplayed(HttpResponse<String> retry, HttpResponse<String> first) {
@@ -212,7 +209,7 @@ class FormBodyHttpTest {
 
     static void assertProblem(HttpResponse<String> response, int status, String type) {
         assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
-        assertThat(JSON.readTree(response.body()).get("type").asString()).isEqualTo(PROBLEM + type);
+        assertThat(JsonDoc.parse(response.body()).get("type").asString()).isEqualTo(PROBLEM + type);
     }
 
     @Test
@@ -220,14 +217,14 @@ class FormBodyHttpTest {
         for (String path : List.of("/forms/stream", "/forms/reader", "/forms/string?source=app", "/forms/string")) {
             assertThat(json(post(path, newKey(), FORM)).get("body").asString()).as(path).isEqualTo(FORM);
         }
-        JsonNode both = json(post("/forms/both?source=app", newKey(), FORM)).get("seen");
+        JsonDoc both = json(post("/forms/both?source=app", newKey(), FORM)).get("seen");
         assertThat(both.get("body").asString()).as("the raw body after the parameters were read").isEqualTo(FORM);
         assertThat(both.get("note").asString()).isEqualTo("fresh milk");
     }
 
     @Test
     void aMultiValueMapBodyIsTheDecodedForm() {
-        JsonNode form = json(post("/forms/map?source=app", newKey(), FORM)).get("form");
+        JsonDoc form = json(post("/forms/map?source=app", newKey(), FORM)).get("form");
         assertThat(form.get("note").get(0).asString()).isEqualTo("fresh milk");
         assertThat(form.get("item").toString()).isEqualTo("[\"牛奶\",\"2\"]");
         assertThat(form.has("source")).as("the query string is no part of the body").isFalse();
@@ -235,7 +232,7 @@ class FormBodyHttpTest {
 
     @Test
     void theParametersAreTheQueryStringsFirstThenTheBodysDecodedAsUtf8() {
-        JsonNode parameters = json(post("/forms/params?item=q&source=app", newKey(), FORM)).get("parameters");
+        JsonDoc parameters = json(post("/forms/params?item=q&source=app", newKey(), FORM)).get("parameters");
         assertThat(parameters.get("first").asString()).isEqualTo("q");
         assertThat(parameters.get("item").asString()).as("Spring joins the values of a String").isEqualTo("q,牛奶,2");
         assertThat(parameters.get("items").toString()).isEqualTo("[\"q\",\"牛奶\",\"2\"]");
@@ -325,7 +322,7 @@ class FormBodyHttpTest {
     void aChunkedFormIsReadAsWellAndOneOverTheLimitIsStillHandedOnInFull() {
         String key = newKey();
         HttpResponse<String> first = http.send(form("/forms/both", "").header("Idempotency-Key", key).POST(chunked(FORM)));
-        JsonNode seen = json(first).get("seen");
+        JsonDoc seen = json(first).get("seen");
         assertThat(seen.get("body").asString()).isEqualTo(FORM);
         assertThat(seen.get("note").asString()).isEqualTo("fresh milk");
         assertReplayed(http.send(form("/forms/both", "").header("Idempotency-Key", key).POST(chunked(FORM))), first);
@@ -342,7 +339,7 @@ class FormBodyHttpTest {
     String firstThroughDeDup(String path, String otherFields) {
         String item = encoded("牛奶-" + UUID.randomUUID());
         String body = "item=" + item + "&" + otherFields;
-        JsonNode seen = json(http.send(form(path, body))).get("seen");
+        JsonDoc seen = json(http.send(form(path, body))).get("seen");
         assertThat(seen.get("body").asString()).isEqualTo(body);
         assertThat(seen.get("item").asString()).startsWith("牛奶-");
         return item;

@@ -17,8 +17,6 @@ import org.springframework.stereotype.Service;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A key expression that passed the start-up check but cannot be evaluated for one call (a null in
@@ -31,7 +29,6 @@ import tools.jackson.databind.json.JsonMapper;
 @Import({KeyExpressionHttpTest.PurchaseController.class, KeyExpressionHttpTest.PurchaseService.class})
 class KeyExpressionHttpTest {
 
-    private static final JsonMapper JSON = JsonMapper.builder().build();
 
     /**
      * A purchase as a client sends it.
@@ -99,7 +96,7 @@ class KeyExpressionHttpTest {
         assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
         assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
                 type -> assertThat(type).startsWith("application/problem+json"));
-        JsonNode problem = JSON.readTree(response.body());
+        JsonDoc problem = JsonDoc.parse(response.body());
         assertThat(problem.get("type").asString()).isEqualTo("urn:onlyonce:problem:idempotency-key-missing");
         assertThat(problem.get("title").asString()).isEqualTo("Idempotency key missing");
         assertThat(problem.get("status").asInt()).isEqualTo(400);
@@ -118,7 +115,7 @@ class KeyExpressionHttpTest {
                 .header("Accept-Language", "zh-CN"));
 
         assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
-        assertThat(JSON.readTree(response.body()).get("title").asString()).isEqualTo("缺少幂等键");
+        assertThat(JsonDoc.parse(response.body()).get("title").asString()).isEqualTo("缺少幂等键");
     }
 
     @Test

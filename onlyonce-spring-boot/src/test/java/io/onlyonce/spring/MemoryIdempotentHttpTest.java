@@ -8,7 +8,6 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.test.context.TestPropertySource;
-import tools.jackson.databind.JsonNode;
 
 /** The HTTP suite on the in-memory store, plus what does not depend on the store: i18n, metrics, Actuator. */
 @TestPropertySource(properties = "onlyonce.store=memory")
@@ -86,8 +85,8 @@ class MemoryIdempotentHttpTest extends AbstractIdempotentHttpTest {
         HttpResponse<String> response = http.send(http.get("/actuator/onlyonce"));
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).doesNotContain("test-secret-that-must-never-be-shown");
-        JsonNode report = json(response);
-        JsonNode configuration = report.get("configuration");
+        JsonDoc report = json(response);
+        JsonDoc configuration = report.get("configuration");
         assertThat(configuration.get("store").asString()).isEqualTo("memory");
         assertThat(configuration.get("key").get("header").asString()).isEqualTo("Idempotency-Key");
         assertThat(configuration.get("key").get("storeFailurePolicy").asString()).isEqualTo("STRICT");

@@ -21,7 +21,9 @@ import org.springframework.boot.test.web.server.LocalServerPort;
  * response when the request ends (never left in progress, never run again), and a retry is told so.
  */
 @SpringBootTest(classes = TestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = "spring.autoconfigure.exclude=org.springframework.boot.webmvc.autoconfigure.error.ErrorMvcAutoConfiguration")
+        // Spring Boot 4's name and 3's: the suite runs on both lines
+        properties = "spring.autoconfigure.exclude=org.springframework.boot.webmvc.autoconfigure.error.ErrorMvcAutoConfiguration,"
+                + "org.springframework.boot.autoconfigure.web.servlet.error.ErrorMvcAutoConfiguration")
 class NoErrorPageHttpTest {
 
     @LocalServerPort

@@ -40,8 +40,6 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseBodyAdvice;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The starter in an application configured as Spring shops in this field configure theirs: a global
@@ -59,7 +57,6 @@ import tools.jackson.databind.json.JsonMapper;
 @Import(RealConfigurationsHttpTest.ShopConventions.class)
 class RealConfigurationsHttpTest {
 
-    static final JsonMapper JSON = JsonMapper.builder().build();
 
     /** A result wrapper as yudao's {@code CommonResult}. */
     public record CommonResult(int code, @Nullable Object data, @Nullable String msg) {
@@ -150,7 +147,7 @@ class RealConfigurationsHttpTest {
         HttpResponse<String> first = order(key);
         HttpResponse<String> retry = order(key);
         assertThat(first.statusCode()).isEqualTo(201);
-        JsonNode wrapped = JSON.readTree(first.body());
+        JsonDoc wrapped = JsonDoc.parse(first.body());
         assertThat(wrapped.get("code").asInt()).as("the application's wrapper applies to the first answer").isZero();
         assertThat(wrapped.get("data").get("item").asString()).isEqualTo("phone");
         assertThat(retry.statusCode()).isEqualTo(201);
@@ -183,13 +180,13 @@ class RealConfigurationsHttpTest {
         HttpResponse<String> failed = http.send(http.post("/tx/refunds?failCommit=true", "alice", "")
                 .header("Idempotency-Key", key));
         assertThat(failed.statusCode()).as("the application's wrapper answers 200").isEqualTo(200);
-        assertThat(JSON.readTree(failed.body()).get("code").asInt()).isEqualTo(500);
+        assertThat(JsonDoc.parse(failed.body()).get("code").asInt()).isEqualTo(500);
         HttpResponse<String> retry = http.send(http.post("/tx/refunds?failCommit=true", "alice", "")
                 .header("Idempotency-Key", key));
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).as("never a replay of rolled-back work").isEmpty();
         assertThat(transactional.executions() - before).as("the retry ran again").isEqualTo(2);
         HttpResponse<String> fixed = http.send(http.post("/tx/refunds", "alice", "").header("Idempotency-Key", key));
-        assertThat(JSON.readTree(fixed.body()).get("code").asInt()).isZero();
+        assertThat(JsonDoc.parse(fixed.body()).get("code").asInt()).isZero();
         HttpResponse<String> replay = http.send(http.post("/tx/refunds", "alice", "").header("Idempotency-Key", key));
         assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(replay.body()).isEqualTo(fixed.body());
@@ -205,7 +202,7 @@ class RealConfigurationsHttpTest {
         assertThat(reused.statusCode()).isEqualTo(422);
         assertThat(reused.headers().firstValue("Content-Type")).hasValueSatisfying(
                 t -> assertThat(t).startsWith("application/problem+json"));
-        assertThat(JSON.readTree(reused.body()).get("type").asString()).isEqualTo("urn:onlyonce:problem:idempotency-key-reused");
+        assertThat(JsonDoc.parse(reused.body()).get("type").asString()).isEqualTo("urn:onlyonce:problem:idempotency-key-reused");
         HttpResponse<String> missing = http.send(http.post("/orders", "alice", ORDER));
         assertThat(missing.statusCode()).isEqualTo(400);
         assertThat(missing.body()).contains("idempotency-key-missing");
@@ -216,7 +213,7 @@ class RealConfigurationsHttpTest {
     void aBusinessExceptionStillGoesToTheApplicationsHandler() {
         HttpResponse<String> failed = http.send(http.post("/orders/7/fail", "alice", "").header("Idempotency-Key", UUID.randomUUID().toString()));
         assertThat(failed.statusCode()).isEqualTo(200);
-        assertThat(JSON.readTree(failed.body()).get("code").asInt()).isEqualTo(500);
+        assertThat(JsonDoc.parse(failed.body()).get("code").asInt()).isEqualTo(500);
     }
 
     static HttpRequest.BodyPublisher multipart(String boundary, String fileName, byte[] content, String note) {
@@ -250,7 +247,7 @@ class RealConfigurationsHttpTest {
         byte[] file = bytes(500_000, 1);
         HttpResponse<String> first = upload(key, "b1", file, "first");
         assertThat(first.statusCode()).as(first.body()).isEqualTo(201);
-        assertThat(JSON.readTree(first.body()).get("data").get("size").asInt()).isEqualTo(500_000);
+        assertThat(JsonDoc.parse(first.body()).get("data").get("size").asInt()).isEqualTo(500_000);
         HttpResponse<String> sameFileOtherBoundary = upload(key, "b2", file, "first");
         assertThat(sameFileOtherBoundary.statusCode()).isEqualTo(201);
         assertThat(sameFileOtherBoundary.headers().firstValue("Idempotent-Replayed")).contains("true");
@@ -273,7 +270,7 @@ class RealConfigurationsHttpTest {
             byte[] body = bytes(size, size);
             HttpResponse<String> first = raw(key, body);
             assertThat(first.statusCode()).as(first.body()).isEqualTo(201);
-            assertThat(JSON.readTree(first.body()).get("data").get("length").asInt()).as("bytes the handler read").isEqualTo(size);
+            assertThat(JsonDoc.parse(first.body()).get("data").get("length").asInt()).as("bytes the handler read").isEqualTo(size);
             if (size > 0) {
                 byte[] lastDiffers = body.clone();
                 lastDiffers[size - 1] ^= 1;
@@ -307,7 +304,7 @@ class RealConfigurationsHttpTest {
         });
         assertThat(http.send(http.post("/idempotency/tokens?scope=seckill", "alice", "")).statusCode())
                 .as("other callers are not affected").isEqualTo(201);
-        String issued = JSON.readTree(burst.stream().filter(r -> r.statusCode() == 201).findFirst().orElseThrow().body())
+        String issued = JsonDoc.parse(burst.stream().filter(r -> r.statusCode() == 201).findFirst().orElseThrow().body())
                 .get("data").get("token").asString();
         assertThat(http.send(http.post("/seckill", "bob", ORDER).header("Idempotency-Token", issued)).statusCode())
                 .as("the tokens that were issued work").isEqualTo(201);

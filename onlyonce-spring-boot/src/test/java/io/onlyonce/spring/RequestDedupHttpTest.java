@@ -15,14 +15,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /** The servlet request de-dup filter (gateway layer) over real HTTP, on the memory window store. */
 @SwitchableStoresHttpTest
 class RequestDedupHttpTest {
 
-    static final JsonMapper JSON = JsonMapper.builder().build();
 
     @LocalServerPort
     int port;
@@ -76,7 +73,7 @@ class RequestDedupHttpTest {
         assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
                 t -> assertThat(t).startsWith("application/problem+json"));
         assertThat(response.headers().firstValue("Retry-After")).contains(retryAfter);
-        JsonNode problem = JSON.readTree(response.body());
+        JsonDoc problem = JsonDoc.parse(response.body());
         assertThat(problem.get("type").asString()).isEqualTo("urn:onlyonce:problem:duplicate-request");
         assertThat(problem.get("status").asInt()).isEqualTo(429);
     }
@@ -148,7 +145,7 @@ class RequestDedupHttpTest {
         String sku = unique();
         HttpResponse<String> first = postForm("alice", "item=" + sku + "&note=a");
         assertThat(first.statusCode()).as(first.body()).isEqualTo(201);
-        assertThat(JSON.readTree(first.body()).get("item").asString()).as("the handler still reads the form").isEqualTo(sku);
+        assertThat(JsonDoc.parse(first.body()).get("item").asString()).as("the handler still reads the form").isEqualTo(sku);
         assertDuplicate(postForm("alice", "note=b&item=" + sku), "2");
         assertThat(postForm("alice", "item=" + sku + "-2&note=a").statusCode()).isEqualTo(201);
         assertThat(items.executions()).isEqualTo(2);
@@ -173,7 +170,7 @@ class RequestDedupHttpTest {
             HttpResponse<String> changed = http.send(http.post("/actuator/onlyonce", null,
                     "{\"pattern\":\"/orders/**\",\"window\":\"10s\"}"));
             assertThat(changed.statusCode()).as(changed.body()).isEqualTo(200);
-            assertThat(JSON.readTree(changed.body()).get("changed").asBoolean()).isTrue();
+            assertThat(JsonDoc.parse(changed.body()).get("changed").asBoolean()).isTrue();
 
             String body = order(unique());
             assertThat(postOrder("/orders", body).statusCode()).isEqualTo(201);
@@ -182,14 +179,14 @@ class RequestDedupHttpTest {
             assertThat(orders.executions("orders")).isEqualTo(1);
 
             HttpResponse<String> report = http.send(http.get("/actuator/onlyonce"));
-            JsonNode rules = JSON.readTree(report.body()).get("configuration").get("dedupRules");
+            JsonDoc rules = JsonDoc.parse(report.body()).get("configuration").get("dedupRules");
             assertThat(rules.get(0).get("pattern").asString()).isEqualTo("/orders/**");
             assertThat(rules.get(0).get("window").toString()).isIn("\"PT10S\"", "10.0", "10", "10.000000000");
-            assertThat(JSON.readTree(report.body()).get("byLayer").get("gateway").get("window_duplicate").asLong()).isPositive();
+            assertThat(JsonDoc.parse(report.body()).get("byLayer").get("gateway").get("window_duplicate").asLong()).isPositive();
 
             HttpResponse<String> unknown = http.send(http.post("/actuator/onlyonce", null,
                     "{\"pattern\":\"/nothing/**\",\"window\":\"5s\"}"));
-            assertThat(JSON.readTree(unknown.body()).get("changed").asBoolean()).isFalse();
+            assertThat(JsonDoc.parse(unknown.body()).get("changed").asBoolean()).isFalse();
             assertThat(http.send(http.post("/actuator/onlyonce", null, "{\"pattern\":\"/orders/**\",\"window\":\"soon\"}"))
                     .statusCode()).isEqualTo(400);
             assertThat(http.send(http.post("/actuator/onlyonce", null, "{\"pattern\":\"/orders/**\",\"window\":\"0s\"}"))
@@ -229,7 +226,7 @@ class RequestDedupHttpTest {
         byte[] other = bytes(300_000, seed + 1);
         HttpResponse<String> first = upload("boundary-one", "a.bin", file);
         assertThat(first.statusCode()).as(first.body()).isEqualTo(201);
-        assertThat(JSON.readTree(first.body()).get("size").asInt()).as("the handler still reads the part").isEqualTo(300_000);
+        assertThat(JsonDoc.parse(first.body()).get("size").asInt()).as("the handler still reads the part").isEqualTo(300_000);
         assertDuplicate(upload("boundary-two", "a.bin", file), "2");
         assertThat(upload("boundary-three", "a.bin", other).statusCode()).as("another file of the same size").isEqualTo(201);
         assertThat(items.executions()).isEqualTo(2);
@@ -248,7 +245,7 @@ class RequestDedupHttpTest {
         lastByteDiffers[lastByteDiffers.length - 1] ^= 1;
         HttpResponse<String> first = raw(body);
         assertThat(first.statusCode()).as(first.body()).isEqualTo(201);
-        JsonNode seen = JSON.readTree(first.body());
+        JsonDoc seen = JsonDoc.parse(first.body());
         assertThat(seen.get("length").asInt()).isEqualTo(body.length);
         assertThat(seen.get("last").asInt()).isEqualTo(body[body.length - 1]);
         assertThat(raw(lastByteDiffers).statusCode()).as("differs only after the first 2 MiB").isEqualTo(201);
@@ -260,7 +257,7 @@ class RequestDedupHttpTest {
     void aBodyTooLargeToFingerprintIs413AndNeverReachesTheHandler() {
         HttpResponse<String> response = raw(bytes(3 * 1024 * 1024 + 1, 7));
         assertThat(response.statusCode()).isEqualTo(413);
-        assertThat(JSON.readTree(response.body()).get("type").asString())
+        assertThat(JsonDoc.parse(response.body()).get("type").asString())
                 .isEqualTo("urn:onlyonce:problem:idempotency-request-too-large");
         assertThat(items.executions()).isZero();
     }

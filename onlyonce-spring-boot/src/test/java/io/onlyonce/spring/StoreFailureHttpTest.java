@@ -12,14 +12,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /** STRICT store failures over HTTP without a real server: the stores fail on demand. */
 @SwitchableStoresHttpTest
 class StoreFailureHttpTest {
 
-    static final JsonMapper JSON = JsonMapper.builder().build();
 
     @LocalServerPort
     int port;
@@ -56,13 +53,13 @@ class StoreFailureHttpTest {
     String token() {
         HttpResponse<String> issued = http.send(http.post("/idempotency/tokens?scope=seckill", "alice", ""));
         assertThat(issued.statusCode()).isEqualTo(201);
-        return JSON.readTree(issued.body()).get("token").asString();
+        return JsonDoc.parse(issued.body()).get("token").asString();
     }
 
     static void assertUnavailable(HttpResponse<String> response) {
         assertThat(response.statusCode()).as(response.body()).isEqualTo(503);
         assertThat(response.headers().firstValue("Retry-After")).contains("5");
-        JsonNode problem = JSON.readTree(response.body());
+        JsonDoc problem = JsonDoc.parse(response.body());
         assertThat(problem.get("type").asString()).isEqualTo("urn:onlyonce:problem:idempotency-store-unavailable");
         assertThat(response.body()).doesNotContainIgnoringCase("redis").doesNotContainIgnoringCase("connection")
                 .doesNotContain("Exception").doesNotContain("6379");

@@ -63,7 +63,11 @@ import org.springframework.core.env.Environment;
 @AutoConfiguration(afterName = {
     "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
     "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
-    "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"
+    "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+    // Spring Boot 3's names of the same
+    "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
+    "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
+    "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration"
 })
 @ConditionalOnBooleanProperty(name = "onlyonce.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(OnlyOnceProperties.class)

@@ -58,7 +58,11 @@ import org.springframework.transaction.PlatformTransactionManager;
 @AutoConfiguration(after = OnlyOnceAutoConfiguration.class, afterName = {
     "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
     "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
-    "org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration"
+    "org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration",
+    // Spring Boot 3's names of the same
+    "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
+    "org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration",
+    "org.springframework.boot.autoconfigure.amqp.RabbitAutoConfiguration"
 })
 @ConditionalOnClass({JdbcOutbox.class, PlatformTransactionManager.class})
 @ConditionalOnBooleanProperty(name = "onlyonce.enabled", matchIfMissing = true)

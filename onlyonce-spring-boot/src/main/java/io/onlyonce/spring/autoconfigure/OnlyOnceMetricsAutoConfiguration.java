@@ -17,7 +17,10 @@ import org.springframework.context.annotation.Bean;
         before = OnlyOnceAutoConfiguration.class,
         afterName = {
             "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
-            "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"
+            "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+            // Spring Boot 3's names of the same
+            "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
+            "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration"
         })
 @ConditionalOnClass(MeterRegistry.class)
 @ConditionalOnBean(MeterRegistry.class)

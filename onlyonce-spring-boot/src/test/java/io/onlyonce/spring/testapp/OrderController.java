@@ -73,7 +73,7 @@ public class OrderController {
     public ResponseEntity<Order> create(@RequestBody OrderRequest request) {
         count("orders");
         if (request.quantity() <= 0) {
-            throw new ResponseStatusException(HttpStatus.UNPROCESSABLE_CONTENT, "quantity must be positive");
+            throw new ResponseStatusException(org.springframework.http.HttpStatusCode.valueOf(422), "quantity must be positive");
         }
         Order order = new Order(sequence.incrementAndGet(), request.item(), request.quantity());
         return ResponseEntity.created(URI.create("/orders/" + order.id())).body(order);

@@ -43,10 +43,15 @@ public class RequestDedupEndpoint {
         return rules.effective(routeId).map(RequestDedupEndpoint::describe).orElse(null);
     }
 
+    // each optional parameter carries Spring's own @Nullable too: Spring Boot 3's actuator reads only that one
     @WriteOperation
-    public @Nullable Map<String, Object> change(@Selector String routeId, @Nullable String window,
-            @Nullable String fields, @Nullable String ignoredParameters,
-            @Nullable String numericVariables, @Nullable Boolean enabled) {
+    @SuppressWarnings("deprecation")
+    public @Nullable Map<String, Object> change(@Selector String routeId,
+            @org.springframework.lang.Nullable @Nullable String window,
+            @org.springframework.lang.Nullable @Nullable String fields,
+            @org.springframework.lang.Nullable @Nullable String ignoredParameters,
+            @org.springframework.lang.Nullable @Nullable String numericVariables,
+            @org.springframework.lang.Nullable @Nullable Boolean enabled) {
         DedupRule current = rules.effective(routeId).orElse(null);
         if (current == null) {
             return null;

@@ -31,7 +31,7 @@ public final class GatewayProblems {
     }
 
     public static final Type DUPLICATE_REQUEST = new Type("duplicate-request", HttpStatus.TOO_MANY_REQUESTS);
-    public static final Type REQUEST_TOO_LARGE = new Type("idempotency-request-too-large", HttpStatus.CONTENT_TOO_LARGE);
+    public static final Type REQUEST_TOO_LARGE = new Type("idempotency-request-too-large", HttpStatus.valueOf(413)); // CONTENT_TOO_LARGE on Spring Framework 7, PAYLOAD_TOO_LARGE on 6.2
     public static final Type BUSINESS_ID_INVALID = new Type("business-id-invalid", HttpStatus.BAD_REQUEST);
 
     private static final List<Locale> SUPPORTED = List.of(Locale.ENGLISH, Locale.CHINESE);

@@ -77,7 +77,7 @@ public final class RequestFingerprints {
     /** Whether {@code field} names something the request carries. */
     public boolean present(String field) {
         if (field.startsWith("header:")) {
-            return request.getHeaders().containsHeader(field.substring(7));
+            return request.getHeaders().getFirst(field.substring(7)) != null; // containsHeader is Spring Framework 7's only
         }
         if (field.startsWith("query:")) {
             return query().containsKey(field.substring(6));
@@ -94,7 +94,7 @@ public final class RequestFingerprints {
         String name = field.substring(colon + 1);
         return switch (kind) {
             case "query" -> String.join(",", query().getOrDefault(name, List.of()));
-            case "header" -> String.join(",", request.getHeaders().getOrEmpty(name));
+            case "header" -> String.join(",", headerValues(name));
             case "var" -> variables.getOrDefault(name, "");
             case "body" -> {
                 Object node = jsonField(name);
@@ -140,6 +140,21 @@ public final class RequestFingerprints {
     private MultiValueMap<String, String> query() {
         String raw = request.getURI().getRawQuery();
         return UriComponentsBuilder.newInstance().query(raw).build().getQueryParams();
+    }
+
+    /**
+     * Every value of the header {@code name}, in order. Through {@code forEach}, which Spring
+     * Framework 6.2 and 7 both have with one signature: {@code getOrEmpty} and {@code get} take an
+     * {@code Object} on 6.2 and a {@code String} on 7.
+     */
+    private List<String> headerValues(String name) {
+        List<String> values = new java.util.ArrayList<>();
+        request.getHeaders().forEach((header, list) -> {
+            if (header.equalsIgnoreCase(name)) {
+                values.addAll(list);
+            }
+        });
+        return values;
     }
 
     private @Nullable Object jsonField(String dotted) {

@@ -97,10 +97,10 @@ public final class ConfirmedPublisher {
             if (error != null) {
                 result.completeExceptionally(new RabbitPublishException(Reason.NACKED, messageId,
                         "message " + messageId + " was not confirmed: " + error.getMessage(), error));
-            } else if (!confirm.ack()) {
+            } else if (!confirm.isAck()) { // isAck and getReason: Spring AMQP 3.2 has no record accessors
                 result.completeExceptionally(new RabbitPublishException(Reason.NACKED, messageId,
                         "message " + messageId + " was nacked by the broker"
-                                + (confirm.reason() == null ? "" : ": " + confirm.reason()), null));
+                                + (confirm.getReason() == null ? "" : ": " + confirm.getReason()), null));
             } else {
                 ReturnedMessage returned = correlation.getReturned();
                 if (returned != null) {

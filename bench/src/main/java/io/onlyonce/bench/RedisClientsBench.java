@@ -16,6 +16,7 @@ import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 import org.redisson.spring.data.connection.RedissonConnectionFactory;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisClientConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
@@ -66,11 +67,7 @@ public final class RedisClientsBench {
                         LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
                         factory.afterPropertiesSet();
                         factory.start();
-                        try (RedisStoreConnection connection = SpringDataRedisStoreConnection.of(factory)) {
-                            yield StoreThroughputBench.run(RedisIdempotencyStore.of(connection, config), clients, warmup, seconds);
-                        } finally {
-                            factory.destroy();
-                        }
+                        yield throughFactory(factory, factory::destroy, config, clients, warmup, seconds);
                     }
                     case 2 -> {
                         GenericObjectPoolConfig<Jedis> pool = new GenericObjectPoolConfig<>();
@@ -80,21 +77,13 @@ public final class RedisClientsBench {
                                 JedisClientConfiguration.builder().usePooling().poolConfig(pool).build());
                         factory.afterPropertiesSet();
                         factory.start();
-                        try (RedisStoreConnection connection = SpringDataRedisStoreConnection.of(factory)) {
-                            yield StoreThroughputBench.run(RedisIdempotencyStore.of(connection, config), clients, warmup, seconds);
-                        } finally {
-                            factory.destroy();
-                        }
+                        yield throughFactory(factory, factory::destroy, config, clients, warmup, seconds);
                     }
                     default -> {
                         Config redissonConfig = new Config();
                         redissonConfig.useSingleServer().setAddress("redis://" + host + ":" + port);
                         RedissonClient client = Redisson.create(redissonConfig);
-                        try (RedisStoreConnection connection = SpringDataRedisStoreConnection.of(new RedissonConnectionFactory(client))) {
-                            yield StoreThroughputBench.run(RedisIdempotencyStore.of(connection, config), clients, warmup, seconds);
-                        } finally {
-                            client.shutdown();
-                        }
+                        yield throughFactory(new RedissonConnectionFactory(client), client::shutdown, config, clients, warmup, seconds);
                     }
                 };
                 unlink(host, port, prefix);
@@ -113,6 +102,16 @@ public final class RedisClientsBench {
         }
         System.out.println("(" + clients + " client threads, " + seconds + " s per run after " + warmup + " s of warm-up, "
                 + Duration.ofSeconds((long) rounds * names.length * (seconds + warmup)).toSeconds() + " s in all)");
+    }
+
+    /** The cycle rate of the store over {@code factory}; {@code shutdown} stops the factory's client afterwards. */
+    private static double throughFactory(RedisConnectionFactory factory, Runnable shutdown, RedisStoreConfig config,
+            int clients, int warmup, int seconds) throws InterruptedException {
+        try (RedisStoreConnection connection = SpringDataRedisStoreConnection.of(factory)) {
+            return StoreThroughputBench.run(RedisIdempotencyStore.of(connection, config), clients, warmup, seconds);
+        } finally {
+            shutdown.run();
+        }
     }
 
     private static void unlink(String host, int port, String prefix) throws Exception {

@@ -2,6 +2,8 @@ package io.onlyonce.redis.springdata;
 
 import io.onlyonce.redis.RedisStoreConfig;
 import io.onlyonce.redis.RedisStoreConnection;
+import io.onlyonce.redis.RedisStoreFixture;
+import io.onlyonce.redis.RedisStores;
 import io.onlyonce.testing.PrivateRedis;
 import java.time.Duration;
 import java.util.function.Consumer;
@@ -9,72 +11,66 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What a contract test class on one client needs: a key prefix of its own, a store connection over
- * the client's factory to the test server, a second one over another factory (another application
- * instance), and stores on a private server that the test kills.
+ * The contract suites' fixture on one client through its Spring Data factory: a key prefix of its
+ * own, stores over the client's factory to the test server, stores over another factory of the same
+ * client (another application instance), and stores on a private server that the test kills, with a
+ * short budget.
  */
-final class ContractFixture implements AutoCloseable {
+final class ContractFixture implements RedisStoreFixture {
 
     /** The budget of a store on a killed server: short, so the suite's dead-server tests are quick. */
-    static final Duration DEAD_BUDGET = Duration.ofMillis(500);
+    private static final Duration DEAD_BUDGET = Duration.ofMillis(500);
 
     private final Client client;
     private final RedisStoreConfig config = new RedisStoreConfig(TestServer.randomPrefix(), 1024);
-    private final Client.Factory factory;
-    private final RedisStoreConnection connection;
-    private Client.@Nullable Factory secondFactory;
-    private @Nullable RedisStoreConnection secondConnection;
+    private final OnFactory shared;
+    private @Nullable OnFactory second;
     private @Nullable PrivateRedis deadServer;
-    private Client.@Nullable Factory deadFactory;
-    private @Nullable RedisStoreConnection deadConnection;
+    private @Nullable OnFactory dead;
 
     ContractFixture(Client client) {
         this.client = client;
-        this.factory = client.connectToTestServer();
-        this.connection = SpringDataRedisStoreConnection.of(factory.factory());
+        this.shared = new OnFactory(client.connectToTestServer());
     }
 
-    RedisStoreConfig config() {
+    @Override
+    public RedisStoreConfig config() {
         return config;
     }
 
-    RedisStoreConnection connection() {
-        return connection;
+    @Override
+    public RedisStoreConfig deadConfig() {
+        return config.withCommandTimeout(DEAD_BUDGET);
     }
 
-    /** Another factory of the same client on the test server, as a second application instance has. */
-    RedisStoreConnection secondConnection() {
-        if (secondConnection == null) {
-            secondFactory = client.connectToTestServer();
-            secondConnection = SpringDataRedisStoreConnection.of(secondFactory.factory());
+    @Override
+    public RedisStores stores() {
+        return shared.stores();
+    }
+
+    @Override
+    public RedisStores secondStores() {
+        if (second == null) {
+            second = new OnFactory(client.connectToTestServer());
         }
-        return secondConnection;
+        return second.stores();
     }
 
-    /** A store on a private server: built, proven to work by {@code proveAlive}, then left with its server killed. */
-    <S> S storeOnKilledServer(Function<RedisStoreConnection, S> storeOn, Consumer<S> proveAlive) throws Exception {
+    @Override
+    public <S> S storeOnKilledServer(Function<RedisStores, S> storeOn, Consumer<S> proveAlive) throws Exception {
         deadServer = PrivateRedis.start();
-        deadFactory = client.connect("127.0.0.1", deadServer.port(), Duration.ofSeconds(3));
-        deadConnection = SpringDataRedisStoreConnection.of(deadFactory.factory());
-        S store = storeOn.apply(deadConnection);
+        dead = new OnFactory(client.connect("127.0.0.1", deadServer.port(), Duration.ofSeconds(3)));
+        S store = storeOn.apply(dead.stores());
         proveAlive.accept(store);
         deadServer.close();
         return store;
     }
 
-    /** The configuration of a store on the killed server: this class's prefix, a short budget. */
-    RedisStoreConfig deadConfig() {
-        return config.withCommandTimeout(DEAD_BUDGET);
-    }
-
-    void closeKilledServer() throws Exception {
-        if (deadConnection != null) {
-            deadConnection.close();
-            deadConnection = null;
-        }
-        if (deadFactory != null) {
-            deadFactory.close();
-            deadFactory = null;
+    @Override
+    public void closeKilledServer() throws Exception {
+        if (dead != null) {
+            dead.close();
+            dead = null;
         }
         if (deadServer != null) {
             deadServer.close();
@@ -89,14 +85,28 @@ final class ContractFixture implements AutoCloseable {
         try {
             TestServer.deleteKeys(config.keyPrefix());
         } finally {
+            shared.close();
+            if (second != null) {
+                second.close();
+            }
+        }
+    }
+
+    /** A store connection over a client's factory, closed with it. */
+    private record OnFactory(Client.Factory factory, RedisStoreConnection connection) implements AutoCloseable {
+
+        OnFactory(Client.Factory factory) {
+            this(factory, SpringDataRedisStoreConnection.of(factory.factory()));
+        }
+
+        RedisStores stores() {
+            return RedisStores.on(connection);
+        }
+
+        @Override
+        public void close() {
             connection.close();
             factory.close();
-            if (secondConnection != null) {
-                secondConnection.close();
-            }
-            if (secondFactory != null) {
-                secondFactory.close();
-            }
         }
     }
 }

@@ -1,9 +1,11 @@
 package io.onlyonce.redis.springdata;
 
+import io.onlyonce.redis.AbstractRedisIdempotencyStoreIT;
+
 /** The idempotency store contract on Jedis through its Spring Data {@code RedisConnectionFactory}. */
-class JedisIdempotencyStoreIT extends AbstractSpringDataIdempotencyStoreIT {
+class JedisIdempotencyStoreIT extends AbstractRedisIdempotencyStoreIT {
 
     JedisIdempotencyStoreIT() {
-        super(Client.JEDIS);
+        super(() -> new ContractFixture(Client.JEDIS));
     }
 }

@@ -1,9 +1,11 @@
 package io.onlyonce.redis.springdata;
 
+import io.onlyonce.redis.AbstractRedisTokenStoreIT;
+
 /** The token store contract on Jedis through its Spring Data {@code RedisConnectionFactory}. */
-class JedisTokenStoreIT extends AbstractSpringDataTokenStoreIT {
+class JedisTokenStoreIT extends AbstractRedisTokenStoreIT {
 
     JedisTokenStoreIT() {
-        super(Client.JEDIS);
+        super(() -> new ContractFixture(Client.JEDIS));
     }
 }

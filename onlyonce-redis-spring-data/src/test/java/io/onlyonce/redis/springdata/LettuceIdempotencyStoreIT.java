@@ -1,9 +1,11 @@
 package io.onlyonce.redis.springdata;
 
+import io.onlyonce.redis.AbstractRedisIdempotencyStoreIT;
+
 /** The idempotency store contract on Lettuce through its Spring Data {@code RedisConnectionFactory}. */
-class LettuceIdempotencyStoreIT extends AbstractSpringDataIdempotencyStoreIT {
+class LettuceIdempotencyStoreIT extends AbstractRedisIdempotencyStoreIT {
 
     LettuceIdempotencyStoreIT() {
-        super(Client.LETTUCE);
+        super(() -> new ContractFixture(Client.LETTUCE));
     }
 }

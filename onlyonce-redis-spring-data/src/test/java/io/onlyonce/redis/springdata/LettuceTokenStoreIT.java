@@ -1,9 +1,11 @@
 package io.onlyonce.redis.springdata;
 
+import io.onlyonce.redis.AbstractRedisTokenStoreIT;
+
 /** The token store contract on Lettuce through its Spring Data {@code RedisConnectionFactory}. */
-class LettuceTokenStoreIT extends AbstractSpringDataTokenStoreIT {
+class LettuceTokenStoreIT extends AbstractRedisTokenStoreIT {
 
     LettuceTokenStoreIT() {
-        super(Client.LETTUCE);
+        super(() -> new ContractFixture(Client.LETTUCE));
     }
 }

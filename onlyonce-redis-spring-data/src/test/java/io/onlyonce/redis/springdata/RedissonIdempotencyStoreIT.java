@@ -1,9 +1,11 @@
 package io.onlyonce.redis.springdata;
 
+import io.onlyonce.redis.AbstractRedisIdempotencyStoreIT;
+
 /** The idempotency store contract on Redisson through its Spring Data {@code RedisConnectionFactory}. */
-class RedissonIdempotencyStoreIT extends AbstractSpringDataIdempotencyStoreIT {
+class RedissonIdempotencyStoreIT extends AbstractRedisIdempotencyStoreIT {
 
     RedissonIdempotencyStoreIT() {
-        super(Client.REDISSON);
+        super(() -> new ContractFixture(Client.REDISSON));
     }
 }

@@ -1,9 +1,11 @@
 package io.onlyonce.redis.springdata;
 
+import io.onlyonce.redis.AbstractRedisTokenStoreIT;
+
 /** The token store contract on Redisson through its Spring Data {@code RedisConnectionFactory}. */
-class RedissonTokenStoreIT extends AbstractSpringDataTokenStoreIT {
+class RedissonTokenStoreIT extends AbstractRedisTokenStoreIT {
 
     RedissonTokenStoreIT() {
-        super(Client.REDISSON);
+        super(() -> new ContractFixture(Client.REDISSON));
     }
 }

@@ -39,10 +39,7 @@ class SpringDataClientsIT {
     @ParameterizedTest
     @EnumSource(Client.class)
     void aLostScriptCacheIsRefilledAndTheScriptRunsOnce(Client client) throws Exception {
-        try (PrivateRedis server = PrivateRedis.start();
-                Client.Factory factory = client.connect("127.0.0.1", server.port(), CLIENT_TIMEOUT);
-                RedisStoreConnection connection = SpringDataRedisStoreConnection.of(factory.factory())) {
-            IdempotencyStore store = RedisIdempotencyStore.of(connection, CONFIG.withCommandTimeout(Duration.ofSeconds(2)));
+        onPrivateServer(client, Duration.ofSeconds(2), (server, store) -> {
             IdempotencyKey first = new IdempotencyKey("s", "first");
             assertThat(store.claim(first, Fingerprint.of("a"), LEASE)).isInstanceOf(ClaimResult.Claimed.class);
             lettuce(server, commands -> commands.sync().scriptFlush());
@@ -51,16 +48,13 @@ class SpringDataClientsIT {
             assertThat(store.claim(second, Fingerprint.of("a"), LEASE)).isInstanceOf(ClaimResult.Claimed.class);
             assertThat(store.claim(second, Fingerprint.of("a"), LEASE)).isInstanceOf(ClaimResult.Existing.class);
             lettuce(server, commands -> assertThat(commands.sync().exists("oo-sd:i:s:second")).isEqualTo(1));
-        }
+        });
     }
 
     @ParameterizedTest
     @EnumSource(Client.class)
     void aKeyOfAnotherTypeIsReportedAsCorruptAndLeftAlone(Client client) throws Exception {
-        try (PrivateRedis server = PrivateRedis.start();
-                Client.Factory factory = client.connect("127.0.0.1", server.port(), CLIENT_TIMEOUT);
-                RedisStoreConnection connection = SpringDataRedisStoreConnection.of(factory.factory())) {
-            IdempotencyStore store = RedisIdempotencyStore.of(connection, CONFIG.withCommandTimeout(Duration.ofSeconds(2)));
+        onPrivateServer(client, Duration.ofSeconds(2), (server, store) -> {
             lettuce(server, commands -> commands.sync().rpush("oo-sd:i:s:list", "x"));
             lettuce(server, commands -> commands.sync().set("oo-sd:i:s:text", "not a record"));
 
@@ -71,16 +65,13 @@ class SpringDataClientsIT {
                     .isInstanceOf(StoreUnavailableException.class)
                     .cause().isInstanceOf(CorruptValueException.class).hasMessageContaining("oo-sd:i:s:text");
             lettuce(server, commands -> assertThat(commands.sync().get("oo-sd:i:s:text")).isEqualTo("not a record"));
-        }
+        });
     }
 
     @ParameterizedTest
     @EnumSource(Client.class)
     void aPausedServerIsAnsweredWithinTheBudgetNotTheClientsTimeout(Client client) throws Exception {
-        try (PrivateRedis server = PrivateRedis.start();
-                Client.Factory factory = client.connect("127.0.0.1", server.port(), CLIENT_TIMEOUT);
-                RedisStoreConnection connection = SpringDataRedisStoreConnection.of(factory.factory())) {
-            IdempotencyStore store = RedisIdempotencyStore.of(connection, CONFIG);
+        onPrivateServer(client, BUDGET, (server, store) -> {
             IdempotencyKey key = new IdempotencyKey("s", "paused");
             assertThat(store.claim(key, Fingerprint.of("a"), LEASE)).isInstanceOf(ClaimResult.Claimed.class);
             server.pause();
@@ -96,7 +87,7 @@ class SpringDataClientsIT {
                 server.resume();
             }
             assertThat(await(() -> store.find(key).isPresent())).isTrue();
-        }
+        });
     }
 
     @ParameterizedTest
@@ -137,6 +128,19 @@ class SpringDataClientsIT {
                 assertThat(warnings).singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
                         .contains("Redis runs maxmemory-policy volatile-ttl").contains("noeviction");
             }
+        }
+    }
+
+    private interface OnServer {
+        void run(PrivateRedis server, IdempotencyStore store) throws Exception;
+    }
+
+    /** Runs {@code test} with a store on a private server through {@code client}, whose own timeout is 60 s. */
+    private static void onPrivateServer(Client client, Duration budget, OnServer test) throws Exception {
+        try (PrivateRedis server = PrivateRedis.start();
+                Client.Factory factory = client.connect("127.0.0.1", server.port(), CLIENT_TIMEOUT);
+                RedisStoreConnection connection = SpringDataRedisStoreConnection.of(factory.factory())) {
+            test.run(server, RedisIdempotencyStore.of(connection, CONFIG.withCommandTimeout(budget)));
         }
     }
 

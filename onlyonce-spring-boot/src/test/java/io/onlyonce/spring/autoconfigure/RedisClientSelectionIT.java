@@ -68,13 +68,8 @@ class RedisClientSelectionIT {
 
     @Test
     void jedisGoesThroughItsConnectionFactory() {
-        runner.withPropertyValues("spring.data.redis.client-type=jedis").run(context -> {
-            assertThat(context).hasNotFailed().hasSingleBean(JedisConnectionFactory.class)
-                    .doesNotHaveBean(LettuceConnectionFactory.class)
-                    .hasSingleBean(OnlyOnceRedisConfiguration.ThroughConnectionFactory.class)
-                    .doesNotHaveBean(OnlyOnceRedisConfiguration.DirectLettuce.class);
-            assertKeyRoundTrips(context);
-        });
+        runner.withPropertyValues("spring.data.redis.client-type=jedis")
+                .run(context -> assertThroughConnectionFactory(context, JedisConnectionFactory.class));
     }
 
     @Test
@@ -89,13 +84,8 @@ class RedisClientSelectionIT {
 
     @Test
     void redissonGoesThroughItsConnectionFactory() {
-        runner.withUserConfiguration(RedissonApp.class).withPropertyValues("test.redisson.port=6379").run(context -> {
-            assertThat(context).hasNotFailed().hasSingleBean(RedissonConnectionFactory.class)
-                    .doesNotHaveBean(LettuceConnectionFactory.class)
-                    .hasSingleBean(OnlyOnceRedisConfiguration.ThroughConnectionFactory.class)
-                    .doesNotHaveBean(OnlyOnceRedisConfiguration.DirectLettuce.class);
-            assertKeyRoundTrips(context);
-        });
+        runner.withUserConfiguration(RedissonApp.class).withPropertyValues("test.redisson.port=6379")
+                .run(context -> assertThroughConnectionFactory(context, RedissonConnectionFactory.class));
     }
 
     @Test
@@ -147,6 +137,14 @@ class RedisClientSelectionIT {
         RedissonConnectionFactory redissonConnectionFactory(RedissonClient redisson) {
             return new RedissonConnectionFactory(redisson);
         }
+    }
+
+    private void assertThroughConnectionFactory(AssertableApplicationContext context, Class<?> factoryType) {
+        assertThat(context).hasNotFailed().hasSingleBean(factoryType)
+                .doesNotHaveBean(LettuceConnectionFactory.class)
+                .hasSingleBean(OnlyOnceRedisConfiguration.ThroughConnectionFactory.class)
+                .doesNotHaveBean(OnlyOnceRedisConfiguration.DirectLettuce.class);
+        assertKeyRoundTrips(context);
     }
 
     /** A claim through the store bean writes its key under the prefix in the real Redis; a window is counted there too. */

@@ -1,10 +1,12 @@
 package io.onlyonce.redis.springdata;
 
 import java.time.Duration;
+import java.util.List;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 import org.redisson.spring.data.connection.RedissonConnectionFactory;
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisClientConfiguration;
@@ -40,6 +42,35 @@ enum Client {
                 config.useSingleServer().setAddress("redis://" + host + ":" + port)
                         .setConnectionMinimumIdleSize(1).setConnectionPoolSize(16)
                         .setTimeout((int) timeout.toMillis()).setConnectTimeout((int) timeout.toMillis());
+                RedissonClient client = Redisson.create(config);
+                yield new Factory(new RedissonConnectionFactory(client), client::shutdown);
+            }
+        };
+    }
+
+    /** A started factory of this client on the test Cluster ({@code ONLYONCE_REDIS_CLUSTER_NODE}, 127.0.0.1:7101 by default). */
+    Factory connectToTestCluster() {
+        String node = TestServer.clusterNode();
+        int timeout = 3_000;
+        return switch (this) {
+            case LETTUCE -> {
+                LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisClusterConfiguration(List.of(node)),
+                        LettuceClientConfiguration.builder().commandTimeout(Duration.ofMillis(timeout)).build());
+                factory.afterPropertiesSet();
+                factory.start();
+                yield new Factory(factory, factory::destroy);
+            }
+            case JEDIS -> {
+                JedisConnectionFactory factory = new JedisConnectionFactory(new RedisClusterConfiguration(List.of(node)),
+                        JedisClientConfiguration.builder().connectTimeout(Duration.ofMillis(timeout))
+                                .readTimeout(Duration.ofMillis(timeout)).usePooling().build());
+                factory.afterPropertiesSet();
+                factory.start();
+                yield new Factory(factory, factory::destroy);
+            }
+            case REDISSON -> {
+                Config config = new Config();
+                config.useClusterServers().addNodeAddress("redis://" + node).setTimeout(timeout).setConnectTimeout(timeout);
                 RedissonClient client = Redisson.create(config);
                 yield new Factory(new RedissonConnectionFactory(client), client::shutdown);
             }

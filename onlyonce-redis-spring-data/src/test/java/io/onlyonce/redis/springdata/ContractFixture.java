@@ -14,14 +14,19 @@ import org.jspecify.annotations.Nullable;
  * The contract suites' fixture on one client through its Spring Data factory: a key prefix of its
  * own, stores over the client's factory to the test server, stores over another factory of the same
  * client (another application instance), and stores on a private server that the test kills, with a
- * short budget.
+ * short budget. On the Cluster topology the killed server is a standalone one reached through a
+ * standalone factory of the same client: what a store call does when its server is gone is the same.
  */
 final class ContractFixture implements RedisStoreFixture {
 
     /** The budget of a store on a killed server: short, so the suite's dead-server tests are quick. */
     private static final Duration DEAD_BUDGET = Duration.ofMillis(500);
 
+    /** Where the shared stores run. */
+    enum Topology { STANDALONE, CLUSTER }
+
     private final Client client;
+    private final Topology topology;
     private final RedisStoreConfig config = new RedisStoreConfig(TestServer.randomPrefix(), 1024);
     private final OnFactory shared;
     private @Nullable OnFactory second;
@@ -29,8 +34,17 @@ final class ContractFixture implements RedisStoreFixture {
     private @Nullable OnFactory dead;
 
     ContractFixture(Client client) {
+        this(client, Topology.STANDALONE);
+    }
+
+    ContractFixture(Client client, Topology topology) {
         this.client = client;
-        this.shared = new OnFactory(client.connectToTestServer());
+        this.topology = topology;
+        this.shared = new OnFactory(connectToTest());
+    }
+
+    private Client.Factory connectToTest() {
+        return topology == Topology.CLUSTER ? client.connectToTestCluster() : client.connectToTestServer();
     }
 
     @Override
@@ -51,7 +65,7 @@ final class ContractFixture implements RedisStoreFixture {
     @Override
     public RedisStores secondStores() {
         if (second == null) {
-            second = new OnFactory(client.connectToTestServer());
+            second = new OnFactory(connectToTest());
         }
         return second.stores();
     }
@@ -83,7 +97,11 @@ final class ContractFixture implements RedisStoreFixture {
     public void close() throws Exception {
         closeKilledServer();
         try {
-            TestServer.deleteKeys(config.keyPrefix());
+            if (topology == Topology.CLUSTER) {
+                TestServer.deleteClusterKeys(config.keyPrefix());
+            } else {
+                TestServer.deleteKeys(config.keyPrefix());
+            }
         } finally {
             shared.close();
             if (second != null) {

@@ -39,10 +39,10 @@ public final class RedisClientsBench {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> options = Harness.args(args);
-        int seconds = Integer.parseInt(options.getOrDefault("seconds", "10"));
-        int warmup = Integer.parseInt(options.getOrDefault("warmup", "3"));
-        int clients = Integer.parseInt(options.getOrDefault("clients", "50"));
-        int rounds = Integer.parseInt(options.getOrDefault("rounds", "2"));
+        int seconds = Harness.option(options, "seconds", 10);
+        int warmup = Harness.option(options, "warmup", 3);
+        int clients = Harness.option(options, "clients", 50);
+        int rounds = Harness.option(options, "rounds", 2);
         RedisURI uri = RedisURI.create(Harness.env("ONLYONCE_REDIS_URI", "redis://127.0.0.1:6379"));
         String host = uri.getHost();
         int port = uri.getPort();

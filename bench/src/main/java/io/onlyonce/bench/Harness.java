@@ -100,6 +100,12 @@ final class Harness {
         return result;
     }
 
+    /** The whole number given as {@code --name=...}, or {@code fallback}. */
+    static int option(Map<String, String> options, String name, int fallback) {
+        String value = options.get(name);
+        return value == null ? fallback : Integer.parseInt(value);
+    }
+
     static String env(String name, String fallback) {
         String value = System.getenv(name);
         return value == null || value.isBlank() ? fallback : value;

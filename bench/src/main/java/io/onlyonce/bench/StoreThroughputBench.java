@@ -58,9 +58,9 @@ public final class StoreThroughputBench {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> options = Harness.args(args);
-        int seconds = Integer.parseInt(options.getOrDefault("seconds", "10"));
-        int warmup = Integer.parseInt(options.getOrDefault("warmup", "3"));
-        int clients = Integer.parseInt(options.getOrDefault("clients", "50"));
+        int seconds = Harness.option(options, "seconds", 10);
+        int warmup = Harness.option(options, "warmup", 3);
+        int clients = Harness.option(options, "clients", 50);
         List<String> stores = List.of(options.getOrDefault("stores", "memory,redis,redis-cluster,postgres,mariadb,h2").split(","));
         String redisUri = Harness.env("ONLYONCE_REDIS_URI", "redis://127.0.0.1:6379");
         String clusterUri = Harness.env("ONLYONCE_REDIS_CLUSTER_URI", "redis://127.0.0.1:7101");

@@ -70,6 +70,26 @@ public final class RedisEvictionPolicy {
         } else {
             throw new IllegalArgumentException("a standalone or Cluster connection is required");
         }
+        return warning(risks);
+    }
+
+    /**
+     * The same check on settings read through another client (Jedis, Redisson, Spring Data Redis).
+     *
+     * @param configByServer for each server (its name as the warning should say it, for example
+     *     {@code "Redis"} or {@code "Redis Cluster node 10.0.0.1:6379"}), what {@code CONFIG GET}
+     *     answered for {@code maxmemory-policy} and {@code maxmemory}; a server that did not answer
+     *     is left out
+     * @return the warning {@link #check(StatefulConnection)} gives for the same settings
+     */
+    public static Optional<String> check(Map<String, Map<String, String>> configByServer) {
+        List<String> risks = new ArrayList<>();
+        configByServer.forEach((where, config) ->
+                risk(where, value(config, "maxmemory-policy"), value(config, "maxmemory")).ifPresent(risks::add));
+        return warning(risks);
+    }
+
+    private static Optional<String> warning(List<String> risks) {
         if (risks.isEmpty()) {
             return Optional.empty();
         }
@@ -88,6 +108,10 @@ public final class RedisEvictionPolicy {
         } catch (RedisException | CancellationException refused) {
             return Optional.empty();
         }
+        return risk(where, policy, maxmemory);
+    }
+
+    private static Optional<String> risk(String where, @Nullable String policy, @Nullable String maxmemory) {
         if (policy == null || SAFE_POLICY.equalsIgnoreCase(policy)) {
             return Optional.empty();
         }

@@ -135,7 +135,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * that the application starts while Redis is down.
      */
     public static RedisIdempotencyStore of(RedisStoreConnection connection, RedisStoreConfig config) {
-        return new RedisIdempotencyStore(RedisScriptExecutor.of(connection.holder(), config.commandTimeout()), config);
+        return new RedisIdempotencyStore(RedisScriptExecutor.of(connection.port(), config.commandTimeout()), config);
     }
 
     /**

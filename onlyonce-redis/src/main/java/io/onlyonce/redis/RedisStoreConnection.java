@@ -6,6 +6,8 @@ import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.onlyonce.redis.internal.ConnectionHolder;
+import io.onlyonce.redis.internal.LettuceScriptPort;
+import io.onlyonce.redis.internal.ScriptPort;
 import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -31,10 +33,19 @@ import java.util.function.Supplier;
  */
 public final class RedisStoreConnection implements AutoCloseable {
 
-    private final ConnectionHolder holder;
+    private final ScriptPort port;
 
-    private RedisStoreConnection(ConnectionHolder holder) {
-        this.holder = holder;
+    private RedisStoreConnection(ScriptPort port) {
+        this.port = port;
+    }
+
+    /**
+     * A connection through another client than Lettuce: the way {@code onlyonce-redis-spring-data}
+     * hands the stores a Spring Data {@code RedisConnectionFactory} (Jedis, Redisson). Not meant
+     * for applications: build one with that module's {@code SpringDataRedisStoreConnection}.
+     */
+    public static RedisStoreConnection of(ScriptPort port) {
+        return new RedisStoreConnection(Objects.requireNonNull(port, "port"));
     }
 
     /**
@@ -55,7 +66,8 @@ public final class RedisStoreConnection implements AutoCloseable {
     public static RedisStoreConnection onFirstUse(Supplier<? extends AbstractRedisClient> client,
             Consumer<? super StatefulConnection<byte[], byte[]>> onConnect) {
         Objects.requireNonNull(client, "client");
-        return new RedisStoreConnection(ConnectionHolder.onFirstUse(() -> connect(client.get()), onConnect));
+        return new RedisStoreConnection(new LettuceScriptPort(
+                ConnectionHolder.onFirstUse(() -> connect(client.get()), onConnect)));
     }
 
     private static StatefulConnection<byte[], byte[]> connect(AbstractRedisClient client) {
@@ -70,16 +82,16 @@ public final class RedisStoreConnection implements AutoCloseable {
 
     /** Whether the connection has been made (it may be reconnecting after a server restart). */
     public boolean isConnected() {
-        return holder.isConnected();
+        return port.isConnected();
     }
 
-    ConnectionHolder holder() {
-        return holder;
+    ScriptPort port() {
+        return port;
     }
 
     /** Closes the connection, if made; the stores then fail with {@link io.onlyonce.StoreUnavailableException}. */
     @Override
     public void close() {
-        holder.close();
+        port.close();
     }
 }

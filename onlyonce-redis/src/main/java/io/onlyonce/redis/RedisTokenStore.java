@@ -134,7 +134,7 @@ public final class RedisTokenStore implements TokenStore {
      * that the application starts while Redis is down.
      */
     public static RedisTokenStore of(RedisStoreConnection connection, RedisStoreConfig config) {
-        return new RedisTokenStore(RedisScriptExecutor.of(connection.holder(), config.commandTimeout()), config);
+        return new RedisTokenStore(RedisScriptExecutor.of(connection.port(), config.commandTimeout()), config);
     }
 
     /**

@@ -68,7 +68,7 @@ public final class RedisWindowStore implements WindowStore {
      * that the application starts while Redis is down.
      */
     public static RedisWindowStore of(RedisStoreConnection connection, RedisStoreConfig config) {
-        return new RedisWindowStore(RedisScriptExecutor.of(connection.holder(), config.commandTimeout()), config);
+        return new RedisWindowStore(RedisScriptExecutor.of(connection.port(), config.commandTimeout()), config);
     }
 
     /**

@@ -8,24 +8,29 @@ import io.onlyonce.store.ClaimResult;
 import io.onlyonce.store.IdempotencyStore;
 import io.onlyonce.testing.AbstractIdempotencyStoreContractTest;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
 
-/** The idempotency store contract on Redis; subclasses pick the topology. */
+/** The idempotency store contract on Redis; subclasses pick the topology or the client. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class AbstractRedisIdempotencyStoreIT extends AbstractIdempotencyStoreContractTest {
+public abstract class AbstractRedisIdempotencyStoreIT extends AbstractIdempotencyStoreContractTest {
 
-    private final RedisFixture.Topology topology;
-    private RedisFixture redis;
+    private final Supplier<? extends RedisStoreFixture> fixture;
+    private RedisStoreFixture redis;
+
+    protected AbstractRedisIdempotencyStoreIT(Supplier<? extends RedisStoreFixture> fixture) {
+        this.fixture = fixture;
+    }
 
     AbstractRedisIdempotencyStoreIT(RedisFixture.Topology topology) {
-        this.topology = topology;
+        this(() -> new RedisFixture(topology));
     }
 
     @BeforeAll
     void connect() {
-        redis = new RedisFixture(topology);
+        redis = fixture.get();
     }
 
     @AfterAll
@@ -35,18 +40,18 @@ abstract class AbstractRedisIdempotencyStoreIT extends AbstractIdempotencyStoreC
 
     @Override
     protected IdempotencyStore createStore() {
-        return RedisIdempotencyStore.of(redis.connection(), redis.config());
+        return redis.stores().idempotency(redis.config());
     }
 
     @Override
     protected IdempotencyStore createSecondClient() {
-        return RedisIdempotencyStore.of(redis.secondConnection(), redis.config());
+        return redis.secondStores().idempotency(redis.config());
     }
 
     @Override
     protected Optional<IdempotencyStore> createUnreachableStore() throws Exception {
         return Optional.of(redis.storeOnKilledServer(
-                connection -> RedisIdempotencyStore.of(connection, redis.config()),
+                stores -> stores.idempotency(redis.deadConfig()),
                 store -> assertThat(store.claim(new IdempotencyKey("s", "alive"), Fingerprint.of("a"), LEASE))
                         .isInstanceOf(ClaimResult.Claimed.class)));
     }

@@ -6,24 +6,29 @@ import io.onlyonce.testing.AbstractTokenStoreContractTest;
 import io.onlyonce.token.OneTimeToken;
 import io.onlyonce.token.TokenStore;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
 
-/** The token store contract on Redis; subclasses pick the topology. */
+/** The token store contract on Redis; subclasses pick the topology or the client. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class AbstractRedisTokenStoreIT extends AbstractTokenStoreContractTest {
+public abstract class AbstractRedisTokenStoreIT extends AbstractTokenStoreContractTest {
 
-    private final RedisFixture.Topology topology;
-    private RedisFixture redis;
+    private final Supplier<? extends RedisStoreFixture> fixture;
+    private RedisStoreFixture redis;
+
+    protected AbstractRedisTokenStoreIT(Supplier<? extends RedisStoreFixture> fixture) {
+        this.fixture = fixture;
+    }
 
     AbstractRedisTokenStoreIT(RedisFixture.Topology topology) {
-        this.topology = topology;
+        this(() -> new RedisFixture(topology));
     }
 
     @BeforeAll
     void connect() {
-        redis = new RedisFixture(topology);
+        redis = fixture.get();
     }
 
     @AfterAll
@@ -33,13 +38,13 @@ abstract class AbstractRedisTokenStoreIT extends AbstractTokenStoreContractTest 
 
     @Override
     protected TokenStore createStore() {
-        return RedisTokenStore.of(redis.connection(), redis.config());
+        return redis.stores().tokens(redis.config());
     }
 
     @Override
     protected Optional<TokenStore> createUnreachableStore() throws Exception {
         return Optional.of(redis.storeOnKilledServer(
-                connection -> RedisTokenStore.of(connection, redis.config()),
+                stores -> stores.tokens(redis.deadConfig()),
                 store -> {
                     OneTimeToken token = newToken(TTL);
                     assertThat(store.save(token, TTL)).isTrue();

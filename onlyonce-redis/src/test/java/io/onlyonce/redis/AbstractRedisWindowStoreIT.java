@@ -6,24 +6,29 @@ import io.onlyonce.Fingerprint;
 import io.onlyonce.testing.AbstractWindowStoreContractTest;
 import io.onlyonce.window.WindowStore;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
 
-/** The window store contract on Redis; subclasses pick the topology. */
+/** The window store contract on Redis; subclasses pick the topology or the client. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class AbstractRedisWindowStoreIT extends AbstractWindowStoreContractTest {
+public abstract class AbstractRedisWindowStoreIT extends AbstractWindowStoreContractTest {
 
-    private final RedisFixture.Topology topology;
-    private RedisFixture redis;
+    private final Supplier<? extends RedisStoreFixture> fixture;
+    private RedisStoreFixture redis;
+
+    protected AbstractRedisWindowStoreIT(Supplier<? extends RedisStoreFixture> fixture) {
+        this.fixture = fixture;
+    }
 
     AbstractRedisWindowStoreIT(RedisFixture.Topology topology) {
-        this.topology = topology;
+        this(() -> new RedisFixture(topology));
     }
 
     @BeforeAll
     void connect() {
-        redis = new RedisFixture(topology);
+        redis = fixture.get();
     }
 
     @AfterAll
@@ -33,18 +38,18 @@ abstract class AbstractRedisWindowStoreIT extends AbstractWindowStoreContractTes
 
     @Override
     protected WindowStore createStore() {
-        return RedisWindowStore.of(redis.connection(), redis.config());
+        return redis.stores().windows(redis.config());
     }
 
     @Override
     protected WindowStore createSecondClient() {
-        return RedisWindowStore.of(redis.secondConnection(), redis.config());
+        return redis.secondStores().windows(redis.config());
     }
 
     @Override
     protected Optional<WindowStore> createUnreachableStore() throws Exception {
         return Optional.of(redis.storeOnKilledServer(
-                connection -> RedisWindowStore.of(connection, redis.config()),
+                stores -> stores.windows(redis.deadConfig()),
                 store -> assertThat(store.hit(Fingerprint.of("alive"), WINDOW).first()).isTrue()));
     }
 

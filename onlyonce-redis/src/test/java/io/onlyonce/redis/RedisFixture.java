@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  * take a Cluster connection, so only a private Cluster node lets a {@code cluster(...)} store prove
  * that it fails loudly when its server dies.
  */
-final class RedisFixture implements AutoCloseable {
+final class RedisFixture implements RedisStoreFixture {
 
     /** Where the stores run. */
     enum Topology { STANDALONE, CLUSTER }
@@ -44,8 +44,19 @@ final class RedisFixture implements AutoCloseable {
         }
     }
 
-    RedisStoreConfig config() {
+    @Override
+    public RedisStoreConfig config() {
         return config;
+    }
+
+    @Override
+    public RedisStores stores() {
+        return RedisStores.on(connection);
+    }
+
+    @Override
+    public RedisStores secondStores() {
+        return RedisStores.on(secondConnection());
     }
 
     /** Plain commands on the shared connection, to look at and move keys behind the stores' back. */
@@ -84,20 +95,20 @@ final class RedisFixture implements AutoCloseable {
      * A store on a private server of this topology: built, proven to work by {@code proveAlive},
      * then left with its server killed.
      */
-    <S> S storeOnKilledServer(Function<StatefulConnection<byte[], byte[]>, S> storeOn, Consumer<S> proveAlive)
-            throws Exception {
+    @Override
+    public <S> S storeOnKilledServer(Function<RedisStores, S> storeOn, Consumer<S> proveAlive) throws Exception {
         PrivateRedisServer server = topology == Topology.CLUSTER
                 ? PrivateRedisServer.startClusterNode()
                 : PrivateRedisServer.start();
         deadServer = server;
-        S store = storeOn.apply(topology == Topology.CLUSTER ? server.connectCluster() : server.connect());
+        S store = storeOn.apply(RedisStores.on(topology == Topology.CLUSTER ? server.connectCluster() : server.connect()));
         proveAlive.accept(store);
         server.kill();
         return store;
     }
 
-    /** Removes the private server of the last {@link #storeOnKilledServer} call. */
-    void closeKilledServer() throws Exception {
+    @Override
+    public void closeKilledServer() throws Exception {
         if (deadServer != null) {
             deadServer.close();
             deadServer = null;

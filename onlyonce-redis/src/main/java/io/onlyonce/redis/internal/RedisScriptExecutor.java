@@ -1,29 +1,20 @@
 package io.onlyonce.redis.internal;
 
-import io.lettuce.core.LettuceFutures;
-import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.RedisException;
-import io.lettuce.core.RedisFuture;
-import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.onlyonce.StoreUnavailableException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Runs the stores' Lua scripts on one Lettuce connection, standalone (also through Sentinel) or
- * Cluster alike, and turns every Lettuce failure into a {@link StoreUnavailableException}.
+ * Runs the stores' Lua scripts through a {@link ScriptPort} (Lettuce directly, or Spring Data
+ * Redis' {@code RedisConnectionFactory} for Jedis, Redisson and Lettuce) and turns every failure
+ * into a {@link StoreUnavailableException}.
  *
  * <p>Every call has a budget of its own: it waits for its connection (when that is made on first
- * use) and its answer at most that long, whatever the connection's command timeout. A call over
- * budget is cancelled (a command not yet written is never sent) and throws
- * {@link StoreUnavailableException}; a script already sent may still run on the server.
+ * use) and its answer at most that long, whatever the client's command timeout. A call over
+ * budget throws {@link StoreUnavailableException}; a script already sent may still run on the server.
  *
  * <p>A script runs with {@code EVALSHA}. When the server answers {@code NOSCRIPT} (restart,
  * failover, {@code SCRIPT FLUSH}) it is sent once more with {@code EVAL}, which runs it and caches
@@ -37,43 +28,39 @@ import org.jspecify.annotations.Nullable;
  * from Redis for another type, or {@value #CORRUPT} from the scripts' own checks. Both become a
  * {@link StoreUnavailableException} whose cause is a {@link CorruptValueException} naming the key.
  *
- * <p>Thread-safe: Lettuce connections are.
+ * <p>Thread-safe, as the ports are.
  */
 public final class RedisScriptExecutor {
 
     /** The error code the scripts answer when a key holds a value they did not write. */
     public static final String CORRUPT = "ONLYONCE_CORRUPT";
 
-    private final ConnectionHolder connection;
+    private final ScriptPort port;
     private final long budgetNanos;
 
-    private RedisScriptExecutor(ConnectionHolder connection, Duration budget) {
-        this.connection = connection;
+    private RedisScriptExecutor(ScriptPort port, Duration budget) {
+        this.port = port;
         this.budgetNanos = budget.toNanos();
     }
 
     /**
-     * An executor on a standalone (or Sentinel) or a Cluster connection. The asynchronous API is
-     * used directly, and the caller waits on the future for at most {@code budget}: the semantics
-     * of Lettuce's synchronous API, with a timeout of OnlyOnce's own, without its reflective
-     * dispatch on every call.
+     * An executor straight on a Lettuce standalone (or Sentinel) or Cluster connection.
      *
      * @throws IllegalArgumentException for a connection that is neither standalone nor Cluster
      */
     public static RedisScriptExecutor of(StatefulConnection<byte[], byte[]> connection, Duration budget) {
-        return new RedisScriptExecutor(ConnectionHolder.of(connection), budget);
+        return new RedisScriptExecutor(new LettuceScriptPort(ConnectionHolder.of(connection)), budget);
     }
 
-    /** An executor on the connection {@code connection} holds or makes, with {@code budget} per call. */
-    public static RedisScriptExecutor of(ConnectionHolder connection, Duration budget) {
-        return new RedisScriptExecutor(connection, budget);
+    /** An executor on {@code port}, with {@code budget} per call. */
+    public static RedisScriptExecutor of(ScriptPort port, Duration budget) {
+        return new RedisScriptExecutor(port, budget);
     }
 
     /** Runs a script that answers an integer. */
     public long runForInteger(String operation, LuaScript script, byte[] key, byte[]... args) {
-        Long result = run(operation, script, ScriptOutputType.INTEGER, key, args);
-        if (result == null) {
-            throw new StoreUnavailableException(operation, new IllegalStateException("script answered nil"));
+        if (!(run(operation, script, ScriptPort.Answer.INTEGER, key, args) instanceof Long result)) {
+            throw new StoreUnavailableException(operation, new IllegalStateException("script answered no integer"));
         }
         return result;
     }
@@ -82,12 +69,12 @@ public final class RedisScriptExecutor {
      * Runs a script that answers an array; its bulk strings arrive as {@code byte[]}, its integers
      * as {@link Long}.
      */
+    @SuppressWarnings("unchecked")
     public List<@Nullable Object> runForList(String operation, LuaScript script, byte[] key, byte[]... args) {
-        List<@Nullable Object> result = run(operation, script, ScriptOutputType.MULTI, key, args);
-        if (result == null) {
-            throw new StoreUnavailableException(operation, new IllegalStateException("script answered nil"));
+        if (!(run(operation, script, ScriptPort.Answer.MULTI, key, args) instanceof List<?> result)) {
+            throw new StoreUnavailableException(operation, new IllegalStateException("script answered no array"));
         }
-        return result;
+        return (List<@Nullable Object>) result;
     }
 
     /** The UTF-8 text of a key, for messages. */
@@ -95,36 +82,26 @@ public final class RedisScriptExecutor {
         return new String(key, StandardCharsets.UTF_8);
     }
 
-    private <T> @Nullable T run(String operation, LuaScript script, ScriptOutputType type, byte[] key, byte[][] args) {
+    private @Nullable Object run(String operation, LuaScript script, ScriptPort.Answer answer, byte[] key, byte[][] args) {
         byte[][] keys = {key};
         long deadline = System.nanoTime() + budgetNanos;
-        RedisClusterAsyncCommands<byte[], byte[]> commands = connection.commands(operation, deadline);
         try {
             try {
-                return await(commands.<T>evalsha(script.sha(), type, keys, args), deadline);
-            } catch (RedisNoScriptException e) {
-                return await(commands.<T>eval(script.source(), type, keys, args), deadline);
+                return port.evalsha(operation, script.sha(), answer, keys, args, deadline);
+            } catch (ScriptErrorReply e) {
+                if (!e.isNoScript()) {
+                    throw e;
+                }
+                return port.eval(operation, script.source(), answer, keys, args, deadline);
             }
-        } catch (RedisCommandExecutionException e) {
+        } catch (ScriptErrorReply e) {
             String message = String.valueOf(e.getMessage());
+            Throwable cause = e.getCause() == null ? e : e.getCause();
             if (message.startsWith(CORRUPT) || message.startsWith("WRONGTYPE")) {
                 String reason = message.startsWith(CORRUPT) ? message.substring(CORRUPT.length()).trim() : "another Redis type";
-                throw new StoreUnavailableException(operation, new CorruptValueException(text(key), reason, e));
+                throw new StoreUnavailableException(operation, new CorruptValueException(text(key), reason, cause));
             }
-            throw new StoreUnavailableException(operation, e);
-        } catch (RedisException | CancellationException e) {
-            throw new StoreUnavailableException(operation, e);
+            throw new StoreUnavailableException(operation, cause);
         }
-    }
-
-    /**
-     * Waits for one answer until the call's deadline, then cancels it. Lettuce reports every failure
-     * as a {@link RedisException} (refused connection, timeout, an error reply, and
-     * {@code RedisCommandTimeoutException} for the deadline); a {@link CancellationException}
-     * surfaces when the connection closes while the command is in flight.
-     */
-    private static <T> @Nullable T await(RedisFuture<T> future, long deadline) {
-        // at least 1 ns: awaitOrCancel waits without limit for 0
-        return LettuceFutures.awaitOrCancel(future, Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     }
 }

@@ -118,7 +118,9 @@ public class OnlyOnceAutoConfiguration {
         String configured = properties.store().name().toLowerCase(java.util.Locale.ROOT);
         String action = switch (properties.store()) {
             case REDIS -> "Add io.onlyonce:onlyonce-redis and spring-boot-starter-data-redis (Lettuce, its default"
-                    + " client) to the dependencies, so that a LettuceConnectionFactory bean exists";
+                    + " client) to the dependencies, so that a LettuceConnectionFactory bean exists; or, with Jedis or"
+                    + " Redisson (a JedisConnectionFactory or RedissonConnectionFactory bean), add"
+                    + " io.onlyonce:onlyonce-redis-spring-data as well, so that the stores use that RedisConnectionFactory";
             case JDBC -> "Add io.onlyonce:onlyonce-jdbc and spring-boot-starter-jdbc to the dependencies, and define"
                     + " a single DataSource (spring.datasource.url)";
             case MEMORY -> "Declare a bean of that type";

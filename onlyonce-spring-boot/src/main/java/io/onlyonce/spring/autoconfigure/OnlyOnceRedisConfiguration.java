@@ -6,6 +6,7 @@ import io.onlyonce.redis.RedisStoreConfig;
 import io.onlyonce.redis.RedisStoreConnection;
 import io.onlyonce.redis.RedisTokenStore;
 import io.onlyonce.redis.RedisWindowStore;
+import io.onlyonce.redis.springdata.SpringDataRedisStoreConnection;
 import io.onlyonce.store.IdempotencyStore;
 import io.onlyonce.token.TokenStore;
 import io.onlyonce.window.WindowStore;
@@ -15,39 +16,75 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * {@code onlyonce.store=redis}: the stores on the application's own Lettuce client (from
- * {@code spring.data.redis.*}: standalone, Sentinel or Cluster), over one extra connection with a
- * binary codec, made on first use. Nothing here connects at start-up, and every store call has a
- * budget of its own ({@code onlyonce.redis.command-timeout}), whatever {@code spring.data.redis.timeout}.
+ * {@code onlyonce.store=redis}: the stores on the application's own Redis client. With a
+ * {@link LettuceConnectionFactory} (Spring Boot's default, from {@code spring.data.redis.*}:
+ * standalone, Sentinel or Cluster), over one extra Lettuce connection with a binary codec, made on
+ * first use: the fastest path. Otherwise, with {@code onlyonce-redis-spring-data} on the classpath,
+ * through the application's one {@link RedisConnectionFactory} (Jedis, Redisson). Nothing here
+ * connects at start-up, and every store call has a budget of its own
+ * ({@code onlyonce.redis.command-timeout}), whatever {@code spring.data.redis.timeout}.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnClass({RedisIdempotencyStore.class, LettuceConnectionFactory.class})
+@ConditionalOnClass({RedisIdempotencyStore.class, RedisConnectionFactory.class})
 @ConditionalOnProperty(name = "onlyonce.store", havingValue = "redis")
-@ConditionalOnBean(LettuceConnectionFactory.class)
+@ConditionalOnBean(RedisConnectionFactory.class)
 class OnlyOnceRedisConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(OnlyOnceRedisConfiguration.class);
 
+    /** The application's Lettuce client: the stores use it directly. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(LettuceConnectionFactory.class)
+    @ConditionalOnBean(LettuceConnectionFactory.class)
+    static class DirectLettuce {
+
+        /**
+         * One extra connection of the factory's own client, made on the first store call rather than at
+         * start-up, so that the application starts while Redis is down; a call waits for it at most
+         * {@code onlyonce.redis.command-timeout}, and a failed attempt is made again by a later call.
+         * The client is asked for only then, since the factory may create it late. When the connection
+         * is made, the server's {@code maxmemory-policy} is checked once, and a policy that can evict
+         * OnlyOnce's keys, which would let a request run twice, is logged as a warning. Not closed
+         * here: the factory shuts its client down (closing this connection) when it stops, which comes
+         * before bean destruction.
+         */
+        @Bean(destroyMethod = "")
+        @ConditionalOnMissingBean(name = "onlyOnceRedisConnection")
+        RedisStoreConnection onlyOnceRedisConnection(LettuceConnectionFactory factory) {
+            return RedisStoreConnection.onFirstUse(factory::getRequiredNativeClient,
+                    connection -> RedisEvictionPolicy.check(connection).ifPresent(OnlyOnceRedisConfiguration::warn));
+        }
+    }
+
     /**
-     * One extra connection of the factory's own client, made on the first store call rather than at
-     * start-up, so that the application starts while Redis is down; a call waits for it at most
-     * {@code onlyonce.redis.command-timeout}, and a failed attempt is made again by a later call.
-     * The client is asked for only then, since the factory may create it late. When the connection
-     * is made, the server's {@code maxmemory-policy} is checked once, and a policy that can evict
-     * OnlyOnce's keys, which would let a request run twice, is logged as a warning. Not closed
-     * here: the factory shuts its client down (closing this connection) when it stops, which comes
-     * before bean destruction.
+     * Another client (Jedis, Redisson's {@code RedissonConnectionFactory}): the stores run through the
+     * application's {@link RedisConnectionFactory}, each call on a thread of a bounded pool so that it
+     * keeps its budget although the client blocks. Nothing connects before the first call, after which
+     * the server's {@code maxmemory-policy} is checked once and a policy that can evict is logged.
      */
-    @Bean(destroyMethod = "")
-    @ConditionalOnMissingBean(name = "onlyOnceRedisConnection")
-    RedisStoreConnection onlyOnceRedisConnection(LettuceConnectionFactory factory) {
-        return RedisStoreConnection.onFirstUse(factory::getRequiredNativeClient,
-                connection -> RedisEvictionPolicy.check(connection).ifPresent(warning -> log.warn("OnlyOnce: {}", warning)));
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(SpringDataRedisStoreConnection.class)
+    @ConditionalOnMissingBean(LettuceConnectionFactory.class)
+    @ConditionalOnSingleCandidate(RedisConnectionFactory.class)
+    static class ThroughConnectionFactory {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "onlyOnceRedisConnection")
+        RedisStoreConnection onlyOnceRedisConnection(RedisConnectionFactory factory) {
+            return SpringDataRedisStoreConnection.of(factory, SpringDataRedisStoreConnection.DEFAULT_THREADS,
+                    OnlyOnceRedisConfiguration::warn);
+        }
+    }
+
+    private static void warn(String evictionWarning) {
+        log.warn("OnlyOnce: {}", evictionWarning);
     }
 
     @Bean
@@ -59,18 +96,21 @@ class OnlyOnceRedisConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
+    @ConditionalOnBean(RedisStoreConnection.class)
     IdempotencyStore onlyOnceIdempotencyStore(RedisStoreConnection onlyOnceRedisConnection, RedisStoreConfig config) {
         return RedisIdempotencyStore.of(onlyOnceRedisConnection, config);
     }
 
     @Bean
     @ConditionalOnMissingBean
+    @ConditionalOnBean(RedisStoreConnection.class)
     TokenStore onlyOnceTokenStore(RedisStoreConnection onlyOnceRedisConnection, RedisStoreConfig config) {
         return RedisTokenStore.of(onlyOnceRedisConnection, config);
     }
 
     @Bean
     @ConditionalOnMissingBean
+    @ConditionalOnBean(RedisStoreConnection.class)
     WindowStore onlyOnceWindowStore(RedisStoreConnection onlyOnceRedisConnection, RedisStoreConfig config) {
         return RedisWindowStore.of(onlyOnceRedisConnection, config);
     }

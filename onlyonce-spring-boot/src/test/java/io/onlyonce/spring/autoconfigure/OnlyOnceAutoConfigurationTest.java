@@ -67,7 +67,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.annotation.AnnotatedElementUtils;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -230,11 +229,11 @@ class OnlyOnceAutoConfigurationTest {
             assertThat(context.getStartupFailure()).hasStackTraceContaining(
                     "No OnlyOnce IdempotencyStore for onlyonce.store=redis. Add io.onlyonce:onlyonce-redis");
         });
-        redis.withClassLoader(new FilteredClassLoader("io.lettuce")).run(context -> {
+        redis.withClassLoader(new FilteredClassLoader("io.lettuce", "redis.clients")).run(context -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).hasStackTraceContaining("onlyonce.store=redis");
         });
-        redis.withClassLoader(new FilteredClassLoader(LettuceConnectionFactory.class))
+        redis.withClassLoader(new FilteredClassLoader("io.lettuce", "redis.clients"))
                 .withBean("userStore", IdempotencyStore.class, () -> new InMemoryIdempotencyStore(Clock.systemUTC(), 10))
                 .withBean("userTokens", TokenStore.class, () -> new InMemoryTokenStore(Clock.systemUTC(), 10))
                 .run(context -> {

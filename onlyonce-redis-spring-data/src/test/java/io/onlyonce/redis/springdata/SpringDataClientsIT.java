@@ -16,7 +16,13 @@ import io.onlyonce.store.ClaimResult;
 import io.onlyonce.store.IdempotencyStore;
 import io.onlyonce.testing.PrivateRedis;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -88,6 +94,61 @@ class SpringDataClientsIT {
             }
             assertThat(await(() -> store.find(key).isPresent())).isTrue();
         });
+    }
+
+    @ParameterizedTest
+    @EnumSource(Client.class)
+    void aHungServerHoldsAtMostThePoolsThreadsAndTheRestAreRefusedAtOnce(Client client) throws Exception {
+        try (PrivateRedis server = PrivateRedis.start();
+                Client.Factory factory = client.connect("127.0.0.1", server.port(), CLIENT_TIMEOUT);
+                RedisStoreConnection connection = SpringDataRedisStoreConnection.of(factory.factory(), 2, warning -> { })) {
+            IdempotencyStore store = RedisIdempotencyStore.of(connection, CONFIG);
+            assertThat(store.find(new IdempotencyKey("s", "warm"))).isEmpty();
+            Set<String> before = redisThreads();
+            server.pause();
+            try {
+                int calls = 16;
+                ExecutorService callers = Executors.newFixedThreadPool(calls);
+                List<Future<Throwable>> failures = new ArrayList<>();
+                long start = System.nanoTime();
+                for (int i = 0; i < calls; i++) {
+                    IdempotencyKey key = new IdempotencyKey("s", "hung-" + i);
+                    failures.add(callers.submit(() -> {
+                        try {
+                            store.claim(key, Fingerprint.of("a"), LEASE);
+                            return null;
+                        } catch (StoreUnavailableException e) {
+                            return e;
+                        }
+                    }));
+                }
+                List<String> messages = new ArrayList<>();
+                for (Future<Throwable> failure : failures) {
+                    Throwable thrown = failure.get(10, TimeUnit.SECONDS);
+                    assertThat(thrown).isInstanceOf(StoreUnavailableException.class);
+                    messages.add(thrown.getMessage());
+                }
+                callers.shutdownNow();
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+                assertThat(messages).anyMatch(message -> message.contains("every Redis thread is waiting"));
+                Set<String> added = redisThreads();
+                added.removeAll(before);
+                assertThat(added).as("threads the stuck calls hold").hasSizeLessThanOrEqualTo(2);
+            } finally {
+                server.resume();
+            }
+        }
+    }
+
+    /** The names of the live threads of the store connections' pools. */
+    private static Set<String> redisThreads() {
+        Set<String> names = new HashSet<>();
+        for (Thread thread : Thread.getAllStackTraces().keySet()) {
+            if (thread.getName().startsWith("onlyonce-redis-") && !thread.getName().contains("connect")) {
+                names.add(thread.getName());
+            }
+        }
+        return names;
     }
 
     @ParameterizedTest

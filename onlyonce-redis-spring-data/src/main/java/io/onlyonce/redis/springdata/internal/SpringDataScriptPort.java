@@ -45,6 +45,8 @@ public final class SpringDataScriptPort implements ScriptPort {
 
     private static final System.Logger LOG = System.getLogger(SpringDataScriptPort.class.getName());
     private static final AtomicInteger POOLS = new AtomicInteger();
+    /** The error replies the stores act on: a lost script cache, and values the stores did not write. */
+    private static final List<String> REPLY_CODES = List.of("NOSCRIPT", "ONLYONCE_CORRUPT", "WRONGTYPE");
 
     private final RedisConnectionFactory factory;
     private final Consumer<? super String> evictionWarning;
@@ -140,21 +142,25 @@ public final class SpringDataScriptPort implements ScriptPort {
         }
     }
 
-    /** An error reply of Redis, wherever the client put it in its exception's causes; else unavailable. */
+    /**
+     * An error reply of Redis, wherever the client put it among its exception's causes: a cause whose
+     * message starts with the reply's code (Spring Data wraps the client's exception, whose message
+     * is the reply). A code elsewhere in a message (a timeout that lists the command's arguments, say)
+     * is no reply: a timed-out {@code EVALSHA} may have run, so it must never pass for {@code NOSCRIPT}.
+     * Anything else: the store is unavailable.
+     */
     private static RuntimeException failure(String operation, Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+        Throwable cause = failure;
+        for (int depth = 0; cause != null && depth < 16; depth++, cause = cause.getCause()) {
             String message = cause.getMessage();
             if (message == null) {
                 continue;
             }
-            for (String code : new String[] {"NOSCRIPT", "ONLYONCE_CORRUPT", "WRONGTYPE"}) {
-                int at = message.indexOf(code);
-                if (at >= 0) {
-                    return new ScriptErrorReply(message.substring(at), failure);
+            String reply = message.strip();
+            for (String code : REPLY_CODES) {
+                if (reply.startsWith(code)) {
+                    return new ScriptErrorReply(reply, failure);
                 }
-            }
-            if (cause.getCause() == cause) {
-                break;
             }
         }
         return new StoreUnavailableException(operation, failure);

@@ -35,4 +35,20 @@ mvn -B -ntp verify "$@"
 rc=$?
 set -e
 echo "[test] mvn exit code: $rc"
+
+# once more on the newest JDK: core and the Spring Boot integration compiled (still to Java 17
+# bytecode) and unit-tested by Temurin 25, the JDK installed beside the default one
+jdk25="$(ls -d /usr/lib/jvm/temurin-25* 2>/dev/null | head -1 || true)"
+if [ "$rc" -eq 0 ] && [ "${ONLYONCE_SKIP_JDK25:-0}" != "1" ]; then
+  if [ -n "$jdk25" ]; then
+    echo "[test] JAVA_HOME=$jdk25 mvn -B -ntp -pl onlyonce-core,onlyonce-spring-boot -am -DskipITs verify"
+    set +e
+    JAVA_HOME="$jdk25" mvn -B -ntp -pl onlyonce-core,onlyonce-spring-boot -am -DskipITs verify
+    rc=$?
+    set -e
+    echo "[test] mvn (JDK 25) exit code: $rc"
+  else
+    echo "[test] no Temurin 25 under /usr/lib/jvm: the JDK 25 run is skipped"
+  fi
+fi
 exit "$rc"

@@ -13,6 +13,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -90,6 +95,31 @@ public final class RedisScriptExecutor {
         return result;
     }
 
+    /**
+     * {@link #runForInteger} without blocking: the stage fails with {@link StoreUnavailableException}
+     * as the blocking call would throw it, also when the call's budget runs out (the command is then
+     * cancelled).
+     */
+    public CompletableFuture<Long> runForIntegerAsync(String operation, LuaScript script, byte[] key, byte[]... args) {
+        return this.<Long>runAsync(operation, script, ScriptOutputType.INTEGER, key, args).thenApply(result -> {
+            if (result == null) {
+                throw new StoreUnavailableException(operation, new IllegalStateException("script answered nil"));
+            }
+            return result;
+        });
+    }
+
+    /** {@link #runForList} without blocking, failing as {@link #runForIntegerAsync} does. */
+    public CompletableFuture<List<@Nullable Object>> runForListAsync(String operation, LuaScript script, byte[] key,
+            byte[]... args) {
+        return this.<List<@Nullable Object>>runAsync(operation, script, ScriptOutputType.MULTI, key, args).thenApply(result -> {
+            if (result == null) {
+                throw new StoreUnavailableException(operation, new IllegalStateException("script answered nil"));
+            }
+            return result;
+        });
+    }
+
     /** The UTF-8 text of a key, for messages. */
     public static String text(byte[] key) {
         return new String(key, StandardCharsets.UTF_8);
@@ -105,16 +135,79 @@ public final class RedisScriptExecutor {
             } catch (RedisNoScriptException e) {
                 return await(commands.<T>eval(script.source(), type, keys, args), deadline);
             }
-        } catch (RedisCommandExecutionException e) {
+        } catch (RedisException | CancellationException e) {
+            throw translate(operation, key, e);
+        }
+    }
+
+    private <T> CompletableFuture<@Nullable T> runAsync(String operation, LuaScript script, ScriptOutputType type,
+            byte[] key, byte[][] args) {
+        byte[][] keys = {key};
+        CompletableFuture<@Nullable T> result = new CompletableFuture<>();
+        AtomicReference<@Nullable Future<?>> inFlight = new AtomicReference<>();
+        connection.commandsAsync(operation).whenComplete((commands, unavailable) -> {
+            if (unavailable != null) {
+                result.completeExceptionally(unavailable);
+                return;
+            }
+            RedisFuture<T> first = commands.<T>evalsha(script.sha(), type, keys, args);
+            inFlight.set(first);
+            first.whenComplete((value, failure) -> {
+                if (failure == null) {
+                    result.complete(value);
+                } else if (cause(failure) instanceof RedisNoScriptException) {
+                    RedisFuture<T> again = commands.<T>eval(script.source(), type, keys, args);
+                    inFlight.set(again);
+                    again.whenComplete((reloaded, failed) -> {
+                        if (failed == null) {
+                            result.complete(reloaded);
+                        } else {
+                            result.completeExceptionally(translate(operation, key, cause(failed)));
+                        }
+                    });
+                } else {
+                    result.completeExceptionally(translate(operation, key, cause(failure)));
+                }
+            });
+        });
+        CompletableFuture<@Nullable T> budgeted = new CompletableFuture<>();
+        result.orTimeout(budgetNanos, TimeUnit.NANOSECONDS).whenComplete((value, failure) -> {
+            if (failure == null) {
+                budgeted.complete(value);
+                return;
+            }
+            Throwable cause = cause(failure);
+            if (cause instanceof TimeoutException) {
+                // over budget: a command not yet written is never sent
+                Future<?> pending = inFlight.get();
+                if (pending != null) {
+                    pending.cancel(true);
+                }
+                budgeted.completeExceptionally(new StoreUnavailableException(operation + " (over budget)", cause));
+            } else {
+                budgeted.completeExceptionally(cause);
+            }
+        });
+        return budgeted;
+    }
+
+    private static Throwable cause(Throwable failure) {
+        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    }
+
+    /** The {@link StoreUnavailableException} the blocking call throws for {@code failure}. */
+    private static RuntimeException translate(String operation, byte[] key, Throwable failure) {
+        if (failure instanceof StoreUnavailableException unavailable) {
+            return unavailable;
+        }
+        if (failure instanceof RedisCommandExecutionException e) {
             String message = String.valueOf(e.getMessage());
             if (message.startsWith(CORRUPT) || message.startsWith("WRONGTYPE")) {
                 String reason = message.startsWith(CORRUPT) ? message.substring(CORRUPT.length()).trim() : "another Redis type";
-                throw new StoreUnavailableException(operation, new CorruptValueException(text(key), reason, e));
+                return new StoreUnavailableException(operation, new CorruptValueException(text(key), reason, e));
             }
-            throw new StoreUnavailableException(operation, e);
-        } catch (RedisException | CancellationException e) {
-            throw new StoreUnavailableException(operation, e);
         }
+        return new StoreUnavailableException(operation, failure);
     }
 
     /**

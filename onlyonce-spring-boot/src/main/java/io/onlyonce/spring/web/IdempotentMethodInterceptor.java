@@ -11,7 +11,6 @@ import io.onlyonce.engine.IdempotencyConfig;
 import io.onlyonce.engine.IdempotencyEngine;
 import io.onlyonce.engine.Outcome;
 import io.onlyonce.engine.StoreFailurePolicy;
-import io.onlyonce.internal.StrictUtf8;
 import io.onlyonce.spring.Idempotent;
 import io.onlyonce.spring.PrincipalResolver;
 import io.onlyonce.spring.method.MethodSettings;
@@ -226,23 +225,8 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
         }
     }
 
-    /**
-     * The record scope: route template and principal. A principal that is not well-formed text is
-     * refused (it would alias another); a scope too long for a key holds the principal's hash.
-     */
     private static String scope(String endpoint, @Nullable String principal) {
-        String name = principal == null ? "" : principal;
-        if (!StrictUtf8.isWellFormed(name) || !StrictUtf8.isWellFormed(endpoint)) {
-            throw OnlyOnceRejection.problem(ProblemType.PRINCIPAL_REQUIRED);
-        }
-        String scope = endpoint + " " + name;
-        boolean control = scope.chars().anyMatch(Character::isISOControl);
-        if (scope.length() <= IdempotencyKey.MAX_SCOPE_LENGTH && !control) {
-            return scope;
-        }
-        String hashed = IdempotencyKey.derivedName(scope);
-        String head = control ? "" : endpoint.substring(0, Math.min(endpoint.length(), 200));
-        return head + " " + hashed;
+        return IdempotentRequests.scope(endpoint, principal);
     }
 
     private @Nullable Execution admitKey(MethodInvocation invocation, HttpServletRequest request, MethodSettings method,
@@ -286,24 +270,11 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
                 throw OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_INVALID);
             }
         }
-        List<String> values = Collections.list(request.getHeaders(keyHeader));
-        if (values.isEmpty()) {
-            if (!method.annotation().required()) {
-                return null;
-            }
-            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
-            throw OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_MISSING);
-        }
-        String raw = values.get(0).strip();
-        if (values.size() > 1 || (!raw.startsWith("\"") && raw.contains(","))) {
-            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
-            throw OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_INVALID);
-        }
         try {
-            return IdempotencyKey.parseHeaderValue(values.get(0));
-        } catch (InvalidIdempotencyKeyException e) {
+            return IdempotentRequests.headerKey(Collections.list(request.getHeaders(keyHeader)), method.annotation().required());
+        } catch (OnlyOnceRejection refused) {
             recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
-            throw OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_INVALID);
+            throw refused;
         }
     }
 
@@ -373,22 +344,10 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
             request.setAttribute(OnlyOnceFilter.REPLAY, replayed.response());
             return OnlyOnceRejection.replay(replayed.response());
         }
-        if (outcome instanceof Outcome.ResponseNotKept) {
-            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "response_not_kept", endpoint);
-            return OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_RESPONSE_NOT_KEPT);
-        }
-        if (outcome instanceof Outcome.InProgress inProgress) {
-            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "in_progress", endpoint);
-            return OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_REQUEST_IN_PROGRESS,
-                    durations.retryAfter(endpoint, inProgress));
-        }
-        if (outcome instanceof Outcome.FingerprintMismatch) {
-            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "mismatch", endpoint);
-            return OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_REUSED);
-        }
-        Outcome.StoreUnavailable unavailable = (Outcome.StoreUnavailable) outcome;
-        recorder.record(OutcomeRecorder.LAYER_BUSINESS, "store_error", endpoint);
-        return OnlyOnceRejection.problem(ProblemType.STORE_UNAVAILABLE, unavailable.retryAfter());
+        recorder.record(OutcomeRecorder.LAYER_BUSINESS, IdempotentRequests.metricName(outcome), endpoint);
+        return IdempotentRequests.refusal(outcome, outcome instanceof Outcome.InProgress inProgress
+                ? durations.retryAfter(endpoint, inProgress)
+                : java.time.Duration.ZERO);
     }
 
     /** The first request's answer, when it completed and is still kept. */

@@ -159,13 +159,7 @@ public final class IdempotencyEngine {
      */
     private <T> CompletionStage<T> timed(String operation, Supplier<CompletionStage<T>> call) {
         long start = nanoTime.getAsLong();
-        CompletionStage<T> stage;
-        try {
-            stage = call.get();
-        } catch (RuntimeException e) {
-            stage = CompletableFuture.failedFuture(e);
-        }
-        return stage.whenComplete((value, failure) -> {
+        return AsyncIdempotencyStore.stage(call).whenComplete((value, failure) -> {
             if (failure != null && unwrap(failure) instanceof StoreUnavailableException e) {
                 notifyListener(() -> listener.onStoreError(operation, e));
             }

@@ -85,6 +85,18 @@ public interface AsyncIdempotencyStore {
     }
 
     /**
+     * The stage {@code call} answers; what it throws instead completes the stage exceptionally, so
+     * that a caller handles every failure in one place.
+     */
+    static <T> CompletionStage<T> stage(Supplier<CompletionStage<T>> call) {
+        try {
+            return call.get();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
      * Runs {@code call} on the caller's thread, as a stage: what it throws completes the stage
      * exceptionally instead of escaping. For stores whose calls never block (the in-memory one).
      */

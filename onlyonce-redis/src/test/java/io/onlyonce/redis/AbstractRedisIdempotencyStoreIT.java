@@ -1,10 +1,5 @@
 package io.onlyonce.redis;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import io.onlyonce.Fingerprint;
-import io.onlyonce.IdempotencyKey;
-import io.onlyonce.store.ClaimResult;
 import io.onlyonce.store.IdempotencyStore;
 import io.onlyonce.testing.AbstractIdempotencyStoreContractTest;
 import java.util.Optional;
@@ -35,20 +30,17 @@ abstract class AbstractRedisIdempotencyStoreIT extends AbstractIdempotencyStoreC
 
     @Override
     protected IdempotencyStore createStore() {
-        return RedisIdempotencyStore.of(redis.connection(), redis.config());
+        return redis.idempotencyStore();
     }
 
     @Override
     protected IdempotencyStore createSecondClient() {
-        return RedisIdempotencyStore.of(redis.secondConnection(), redis.config());
+        return redis.secondIdempotencyStore();
     }
 
     @Override
     protected Optional<IdempotencyStore> createUnreachableStore() throws Exception {
-        return Optional.of(redis.storeOnKilledServer(
-                connection -> RedisIdempotencyStore.of(connection, redis.config()),
-                store -> assertThat(store.claim(new IdempotencyKey("s", "alive"), Fingerprint.of("a"), LEASE))
-                        .isInstanceOf(ClaimResult.Claimed.class)));
+        return Optional.of(redis.idempotencyStoreOnKilledServer());
     }
 
     @Override

@@ -1,11 +1,6 @@
 package io.onlyonce.redis;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import io.onlyonce.Fingerprint;
-import io.onlyonce.IdempotencyKey;
 import io.onlyonce.store.AsyncIdempotencyStore;
-import io.onlyonce.store.ClaimResult;
 import io.onlyonce.testing.AbstractAsyncIdempotencyStoreContractTest;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
@@ -30,20 +25,17 @@ class RedisAsyncIdempotencyStoreIT extends AbstractAsyncIdempotencyStoreContract
 
     @Override
     protected AsyncIdempotencyStore createAsyncStore() {
-        return RedisIdempotencyStore.of(redis.connection(), redis.config());
+        return redis.idempotencyStore();
     }
 
     @Override
     protected AsyncIdempotencyStore createAsyncSecondClient() {
-        return RedisIdempotencyStore.of(redis.secondConnection(), redis.config());
+        return redis.secondIdempotencyStore();
     }
 
     @Override
     protected Optional<AsyncIdempotencyStore> createUnreachableAsyncStore() throws Exception {
-        return Optional.of(redis.storeOnKilledServer(
-                connection -> RedisIdempotencyStore.of(connection, redis.config()),
-                store -> assertThat(store.claim(new IdempotencyKey("s", "alive"), Fingerprint.of("a"), LEASE))
-                        .isInstanceOf(ClaimResult.Claimed.class)));
+        return Optional.of(redis.idempotencyStoreOnKilledServer());
     }
 
     @Override

@@ -1,9 +1,15 @@
 package io.onlyonce.redis;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.onlyonce.Fingerprint;
+import io.onlyonce.IdempotencyKey;
+import io.onlyonce.store.ClaimResult;
+import java.time.Duration;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -94,6 +100,23 @@ final class RedisFixture implements AutoCloseable {
         proveAlive.accept(store);
         server.kill();
         return store;
+    }
+
+    /** An idempotency store on {@link #connection()}. */
+    RedisIdempotencyStore idempotencyStore() {
+        return RedisIdempotencyStore.of(connection(), config());
+    }
+
+    /** An idempotency store on {@link #secondConnection()}. */
+    RedisIdempotencyStore secondIdempotencyStore() {
+        return RedisIdempotencyStore.of(secondConnection(), config());
+    }
+
+    /** An idempotency store that claimed a key, then lost its server. */
+    RedisIdempotencyStore idempotencyStoreOnKilledServer() throws Exception {
+        return storeOnKilledServer(connection -> RedisIdempotencyStore.of(connection, config()),
+                store -> assertThat(store.claim(new IdempotencyKey("s", "alive"), Fingerprint.of("a"), Duration.ofSeconds(30)))
+                        .isInstanceOf(ClaimResult.Claimed.class));
     }
 
     /** Removes the private server of the last {@link #storeOnKilledServer} call. */

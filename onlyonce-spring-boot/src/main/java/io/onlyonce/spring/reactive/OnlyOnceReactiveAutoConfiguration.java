@@ -46,18 +46,12 @@ public class OnlyOnceReactiveAutoConfiguration {
         return ReactivePrincipalResolver.fromSecurityContext();
     }
 
-    @Bean
-    @ConditionalOnMissingBean
-    OnlyOnceProblems onlyOnceProblems(OnlyOnceProperties properties) {
-        return new OnlyOnceProblems(properties.problemTypeBase());
-    }
-
     /** The reactive adapter, on an engine of its own whose claims and completions do not block. */
     @Bean
     @ConditionalOnMissingBean
     ReactiveIdempotency onlyOnceReactiveIdempotency(ObjectProvider<IdempotencyStore> stores, OnlyOnceProperties properties,
             CircuitBreakerRegistry breakers, ObjectProvider<IdempotencyListener> listeners, OnlyOnceStatistics statistics,
-            ObservedDurations durations, OnlyOnceProblems problems, ReactivePrincipalResolver principals) {
+            ObservedDurations durations, ObjectProvider<OnlyOnceProblems> problems, ReactivePrincipalResolver principals) {
         IdempotencyStore store = stores.getObject();
         AsyncIdempotencyStore async = AsyncIdempotencyStore.of(store, task -> Schedulers.boundedElastic().schedule(task));
         if (properties.circuitBreaker().enabled()) {
@@ -68,7 +62,8 @@ public class OnlyOnceReactiveAutoConfiguration {
                 .async(async)
                 .listener(OnlyOnceAutoConfiguration.listener(listeners.orderedStream().toList()))
                 .build();
-        return new ReactiveIdempotency(engine, principals, statistics, durations, problems,
+        return new ReactiveIdempotency(engine, principals, statistics, durations,
+                problems.getIfAvailable(() -> new OnlyOnceProblems(properties.problemTypeBase())),
                 properties.principalRequired(), properties.key().header(), properties.key().maxBodySize().toBytes());
     }
 

@@ -61,13 +61,7 @@ public final class CircuitBreakerAsyncIdempotencyStore implements AsyncIdempoten
                     CallNotPermittedException.createCallNotPermittedException(breaker)));
         }
         long start = breaker.getCurrentTimestamp();
-        CompletionStage<T> stage;
-        try {
-            stage = call.get();
-        } catch (RuntimeException e) {
-            stage = CompletableFuture.failedFuture(e);
-        }
-        return stage.whenComplete((value, failure) -> {
+        return AsyncIdempotencyStore.stage(call).whenComplete((value, failure) -> {
             long duration = breaker.getCurrentTimestamp() - start;
             if (failure == null) {
                 breaker.onResult(duration, breaker.getTimestampUnit(), value);

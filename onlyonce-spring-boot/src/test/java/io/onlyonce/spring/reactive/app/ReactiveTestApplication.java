@@ -94,6 +94,7 @@ public class ReactiveTestApplication {
     /** The in-memory store (asynchronous itself), which a test can take down. */
     public static final class SwitchableStore implements IdempotencyStore, AsyncIdempotencyStore {
         private final InMemoryIdempotencyStore delegate;
+        private final AtomicInteger asyncCalls = new AtomicInteger();
         private volatile boolean down;
 
         SwitchableStore(InMemoryIdempotencyStore delegate) {
@@ -104,6 +105,11 @@ public class ReactiveTestApplication {
             this.down = down;
         }
 
+        /** How many asynchronous calls reached this store. */
+        public int asyncCalls() {
+            return asyncCalls.get();
+        }
+
         private <T> T call(String operation, Supplier<T> call) {
             if (down) {
                 throw new StoreUnavailableException(operation, new IllegalStateException("down for the test"));
@@ -112,6 +118,7 @@ public class ReactiveTestApplication {
         }
 
         private <T> CompletionStage<T> callAsync(String operation, Supplier<CompletionStage<T>> call) {
+            asyncCalls.incrementAndGet();
             return down
                     ? CompletableFuture.failedFuture(new StoreUnavailableException(operation, new IllegalStateException("down")))
                     : call.get();

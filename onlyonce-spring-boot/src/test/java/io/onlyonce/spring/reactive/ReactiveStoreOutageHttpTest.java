@@ -26,7 +26,8 @@ import org.springframework.boot.test.web.server.LocalServerPort;
  * store's circuit breaker (shared with the blocking path) opens, after which the store is not called.
  */
 @SpringBootTest(classes = ReactiveTestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"spring.main.web-application-type=reactive", "onlyonce.key.store-failure-policy=permissive",
+        properties = {"spring.main.web-application-type=reactive", "onlyonce.store=memory",
+            "onlyonce.key.store-failure-policy=permissive",
             "onlyonce.circuit-breaker.minimum-number-of-calls=4", "onlyonce.circuit-breaker.sliding-window-size=4",
             "onlyonce.circuit-breaker.wait-duration-in-open-state=10m"})
 class ReactiveStoreOutageHttpTest {

@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.security.config.web.server.ServerHttpSecurity;
 import org.springframework.security.core.userdetails.MapReactiveUserDetailsService;
@@ -58,7 +59,9 @@ public class ReactiveTestApplication {
         return new Executions();
     }
 
+    /** On {@code onlyonce.store=memory}: the store tests can take down. */
     @Bean
+    @ConditionalOnProperty(name = "onlyonce.store", havingValue = "memory")
     SwitchableStore switchableStore() {
         return new SwitchableStore(new InMemoryIdempotencyStore());
     }

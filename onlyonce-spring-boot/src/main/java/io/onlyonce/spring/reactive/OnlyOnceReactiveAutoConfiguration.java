@@ -5,6 +5,9 @@ import io.onlyonce.engine.IdempotencyEngine;
 import io.onlyonce.engine.IdempotencyListener;
 import io.onlyonce.spring.autoconfigure.OnlyOnceAutoConfiguration;
 import io.onlyonce.spring.autoconfigure.OnlyOnceProperties;
+import io.onlyonce.spring.autoconfigure.TokenSigning;
+import io.onlyonce.spring.web.TokenLimits;
+import io.onlyonce.token.TokenService;
 import io.onlyonce.spring.method.MethodSettings;
 import io.onlyonce.spring.method.ObservedDurations;
 import io.onlyonce.spring.method.WebInvocations;
@@ -20,6 +23,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.web.reactive.function.server.RequestPredicates;
+import org.springframework.web.reactive.function.server.RouterFunction;
+import org.springframework.web.reactive.function.server.RouterFunctions;
+import org.springframework.web.reactive.function.server.ServerResponse;
 import org.springframework.web.reactive.DispatcherHandler;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
 import reactor.core.publisher.Mono;
@@ -51,7 +59,8 @@ public class OnlyOnceReactiveAutoConfiguration {
     @ConditionalOnMissingBean
     ReactiveIdempotency onlyOnceReactiveIdempotency(ObjectProvider<IdempotencyStore> stores, OnlyOnceProperties properties,
             CircuitBreakerRegistry breakers, ObjectProvider<IdempotencyListener> listeners, OnlyOnceStatistics statistics,
-            ObservedDurations durations, ObjectProvider<OnlyOnceProblems> problems, ReactivePrincipalResolver principals) {
+            ObservedDurations durations, ObjectProvider<OnlyOnceProblems> problems, ReactivePrincipalResolver principals,
+            TokenService tokens) {
         IdempotencyStore store = stores.getObject();
         AsyncIdempotencyStore async = AsyncIdempotencyStore.of(store, task -> Schedulers.boundedElastic().schedule(task));
         if (properties.circuitBreaker().enabled()) {
@@ -62,7 +71,7 @@ public class OnlyOnceReactiveAutoConfiguration {
                 .async(async)
                 .listener(OnlyOnceAutoConfiguration.listener(listeners.orderedStream().toList()))
                 .build();
-        return new ReactiveIdempotency(engine, principals, statistics, durations,
+        return new ReactiveIdempotency(engine, async, tokens, properties.token().header(), principals, statistics, durations,
                 problems.getIfAvailable(() -> new OnlyOnceProblems(properties.problemTypeBase())),
                 properties.principalRequired(), properties.key().header(), properties.key().maxBodySize().toBytes());
     }
@@ -78,6 +87,18 @@ public class OnlyOnceReactiveAutoConfiguration {
     @ConditionalOnMissingBean
     OnlyOnceHandlerFilters onlyOnceHandlerFilters(ReactiveIdempotency idempotency, MethodSettings.Factory settings) {
         return new OnlyOnceHandlerFilters(idempotency, settings);
+    }
+
+    /** {@code POST /idempotency/tokens} ({@code onlyonce.token.path}): issues one-time tokens, as on the servlet side. */
+    @Bean
+    @ConditionalOnMissingBean(name = "onlyOnceTokenRoute")
+    @ConditionalOnBooleanProperty(name = "onlyonce.token.endpoint-enabled", matchIfMissing = true)
+    @ConditionalOnBooleanProperty(name = "onlyonce.token.enabled", matchIfMissing = true)
+    @Conditional(TokenSigning.Signed.class)
+    RouterFunction<ServerResponse> onlyOnceTokenRoute(TokenService tokens, TokenLimits limits,
+            ReactivePrincipalResolver principals, ReactiveIdempotency idempotency, OnlyOnceProperties properties) {
+        return RouterFunctions.route(RequestPredicates.POST(properties.token().path()), new ReactiveTokenEndpoint(tokens,
+                limits, principals, idempotency, properties.principalRequired(), properties.key().unavailableRetryAfter()));
     }
 
     /** Lets a WebFlux controller's {@code @Idempotent} call through the method advice: the web filter protects it. */

@@ -7,6 +7,11 @@ import io.onlyonce.engine.AsyncAdmission;
 import io.onlyonce.engine.AsyncExecution;
 import io.onlyonce.engine.IdempotencyEngine;
 import io.onlyonce.engine.Outcome;
+import io.onlyonce.StoreUnavailableException;
+import io.onlyonce.spring.Idempotent;
+import io.onlyonce.store.AsyncIdempotencyStore;
+import io.onlyonce.token.OneTimeToken;
+import io.onlyonce.token.TokenService;
 import io.onlyonce.spring.method.MethodSettings;
 import io.onlyonce.spring.method.ObservedDurations;
 import io.onlyonce.spring.metrics.OutcomeRecorder;
@@ -38,9 +43,13 @@ import org.springframework.http.ProblemDetail;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.web.reactive.HandlerMapping;
+import org.springframework.web.reactive.function.server.ServerRequest;
+import org.springframework.web.reactive.function.server.ServerResponse;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The reactive adapter of the engine: turns an exchange into a key, a fingerprint and a stored
@@ -53,7 +62,8 @@ import reactor.core.publisher.Mono;
  * {@link IdempotencyEngine#admitAsync} decides: a replay is written byte for byte with
  * {@code Idempotent-Replayed: true}; a refusal is an RFC 9457 problem in the request's locale
  * (409 with {@code Retry-After}, 422, 503). An admitted request runs with its answer held back,
- * which is recorded and only then sent. Its pitfalls:
+ * which is recorded and only then sent. The TOKEN strategy verifies and consumes the one-time token
+ * first (see {@link #protect}), then runs the same way. Its pitfalls:
  * <ul>
  * <li>an empty {@code Mono} is an answer like any other (the status and an empty body): recorded,
  * and replayed to a retry;</li>
@@ -73,6 +83,9 @@ public final class ReactiveIdempotency {
     private static final String REPLAYED_HEADER = "Idempotent-Replayed";
 
     private final IdempotencyEngine engine;
+    private final AsyncIdempotencyStore store;
+    private final TokenService tokens;
+    private final String tokenHeader;
     private final ReactivePrincipalResolver principals;
     private final OutcomeRecorder recorder;
     private final ObservedDurations durations;
@@ -83,14 +96,21 @@ public final class ReactiveIdempotency {
 
     /**
      * @param engine the engine, with an {@link IdempotencyEngine.Builder#async asynchronous store}
+     * @param store that asynchronous store, where a token request's result is looked up for its duplicates
+     * @param tokens the one-time tokens of the TOKEN strategy (their store calls run on the bounded elastic scheduler)
+     * @param tokenHeader the name of the token header
      * @param principalRequired whether an anonymous request is refused (400 {@code principal-required})
      * @param keyHeader the name of the key header
      * @param maxRequestBody the largest request body fingerprinted (larger: 413)
      */
-    public ReactiveIdempotency(IdempotencyEngine engine, ReactivePrincipalResolver principals, OutcomeRecorder recorder,
+    public ReactiveIdempotency(IdempotencyEngine engine, AsyncIdempotencyStore store, TokenService tokens,
+            String tokenHeader, ReactivePrincipalResolver principals, OutcomeRecorder recorder,
             ObservedDurations durations, OnlyOnceProblems problems, boolean principalRequired, String keyHeader,
             long maxRequestBody) {
         this.engine = engine;
+        this.store = store;
+        this.tokens = tokens;
+        this.tokenHeader = tokenHeader;
         this.principals = principals;
         this.recorder = recorder;
         this.durations = durations;
@@ -110,6 +130,9 @@ public final class ReactiveIdempotency {
      */
     public Mono<Void> protect(ServerWebExchange exchange, MethodSettings method, String endpoint, boolean streamed,
             Function<ServerWebExchange, Mono<Void>> proceed) {
+        if (method.annotation().strategy() == Idempotent.Strategy.TOKEN) {
+            return protectByToken(exchange, method, endpoint, streamed, proceed);
+        }
         String name;
         try {
             name = IdempotentRequests.headerKey(exchange.getRequest().getHeaders().getOrEmpty(keyHeader),
@@ -139,11 +162,69 @@ public final class ReactiveIdempotency {
                     return Mono.fromCompletionStage(() -> engine.admitAsync(key, fingerprint, method.config()))
                             .flatMap(admission -> admission instanceof AsyncAdmission.Admitted admitted
                                     ? run(withBody(exchange, body.bytes()), admitted.execution(), method, endpoint,
-                                            streamed, proceed)
+                                            streamed, proceed, null)
                                     : answer(exchange, ((AsyncAdmission.Decided) admission).outcome(), endpoint));
                 }))
                 .onErrorResume(DataBufferLimitException.class,
                         tooLarge -> problem(exchange, OnlyOnceRejection.problem(ProblemType.REQUEST_TOO_LARGE)));
+    }
+
+    /**
+     * The TOKEN strategy: verifies the token (400 missing or forged, 403 bound to another principal
+     * or scope) without a store call, consumes it (409 {@code duplicate-submission}, with the first
+     * result when it is kept), then runs the handler with its answer kept under the token, for its
+     * duplicates. A token is given back when the handler will not run (503), and on failure when the
+     * method says {@code onFailure = RETRYABLE}.
+     */
+    private Mono<Void> protectByToken(ServerWebExchange exchange, MethodSettings method, String endpoint, boolean streamed,
+            Function<ServerWebExchange, Mono<Void>> proceed) {
+        return principals.resolve(exchange).map(Optional::of).defaultIfEmpty(Optional.empty()).flatMap(principal -> {
+            OneTimeToken token;
+            IdempotencyKey resultKey;
+            try {
+                if (principal.isEmpty() && principalRequired) {
+                    throw OnlyOnceRejection.problem(ProblemType.PRINCIPAL_REQUIRED);
+                }
+                Map<?, ?> variables = exchange.getAttributeOrDefault(HandlerMapping.URI_TEMPLATE_VARIABLES_ATTRIBUTE, Map.of());
+                token = IdempotentRequests.verifiedToken(tokens, exchange.getRequest().getHeaders().getOrEmpty(tokenHeader),
+                        principal.orElse(null), IdempotentRequests.tokenScope(method.annotation().scope(), variables));
+                resultKey = IdempotentRequests.tokenResultKey(IdempotentRequests.scope(endpoint, principal.orElse(null)), token);
+            } catch (OnlyOnceRejection refused) {
+                recorder.record(OutcomeRecorder.LAYER_BUSINESS, refused.problemType() == ProblemType.IDEMPOTENCY_TOKEN_INVALID
+                        || refused.problemType() == ProblemType.IDEMPOTENCY_TOKEN_MISMATCH ? "token_rejected" : "missing_key",
+                        endpoint);
+                return problem(exchange, refused);
+            }
+            Runnable giveBack = () -> IdempotentRequests.restoreQuietly(tokens, token);
+            return blocking(() -> IdempotentRequests.consume(tokens, token, method.config(),
+                            () -> recorder.record(OutcomeRecorder.LAYER_BUSINESS, "store_error", endpoint)))
+                    .flatMap(consumed -> {
+                        if (!consumed) {
+                            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "duplicate_token", endpoint);
+                            return Mono.fromCompletionStage(() -> store.findAsync(resultKey))
+                                    .map(IdempotentRequests::firstResult)
+                                    .onErrorReturn(StoreUnavailableException.class, Map.of())
+                                    .flatMap(first -> problem(exchange,
+                                            OnlyOnceRejection.problem(ProblemType.DUPLICATE_SUBMISSION, first)));
+                        }
+                        Fingerprint fingerprint = Fingerprint.of(exchange.getRequest().getMethod().name(),
+                                exchange.getRequest().getURI().getRawPath());
+                        Runnable onReleased = method.annotation().onFailure() == Idempotent.FailureMode.RETRYABLE ? giveBack : null;
+                        return Mono.fromCompletionStage(() -> engine.admitAsync(resultKey, fingerprint, method.config()))
+                                .flatMap(admission -> admission instanceof AsyncAdmission.Admitted admitted
+                                        ? run(exchange, admitted.execution(), method, endpoint, streamed, proceed, onReleased)
+                                        // consumed, but the handler will not run (503): give it back, so the
+                                        // retry the 503 asks for is not told "duplicate submission"
+                                        : blocking(() -> { giveBack.run(); return Boolean.TRUE; })
+                                                .then(answer(exchange, ((AsyncAdmission.Decided) admission).outcome(), endpoint)));
+                    })
+                    .onErrorResume(OnlyOnceRejection.class, refused -> problem(exchange, refused));
+        });
+    }
+
+    /** A blocking call (a token store's), on the bounded elastic scheduler. */
+    static <T> Mono<T> blocking(java.util.concurrent.Callable<T> call) {
+        return Mono.fromCallable(call).subscribeOn(Schedulers.boundedElastic());
     }
 
     /** The request body, read whole (null bytes for a method without one). */
@@ -216,7 +297,7 @@ public final class ReactiveIdempotency {
 
     /** Runs the admitted handler, then records its answer and sends it; see the class comment for its pitfalls. */
     private Mono<Void> run(ServerWebExchange exchange, AsyncExecution execution, MethodSettings method, String endpoint,
-            boolean streamed, Function<ServerWebExchange, Mono<Void>> proceed) {
+            boolean streamed, Function<ServerWebExchange, Mono<Void>> proceed, @Nullable Runnable onReleased) {
         if (!execution.isProtected()) {
             recorder.record(OutcomeRecorder.LAYER_BUSINESS, "store_error", endpoint);
         }
@@ -225,26 +306,43 @@ public final class ReactiveIdempotency {
         if (streamed) {
             return proceed.apply(exchange)
                     .then(Mono.just(Boolean.TRUE))
-                    .onErrorResume(failure -> failed(execution, failure))
+                    .onErrorResume(failure -> failed(execution, failure, onReleased))
                     .flatMap(ran -> Mono.fromCompletionStage(() -> execution.completeWithoutResponse(status(exchange.getResponse()))))
+                    .flatMap(executed -> released(executed, onReleased))
                     .doOnCancel(() -> leftToLease(endpoint))
                     .then();
         }
         RecordingResponse recording = new RecordingResponse(exchange.getResponse());
         return proceed.apply(exchange.mutate().response(recording).build())
                 .then(Mono.just(Boolean.TRUE))
-                .onErrorResume(failure -> failed(execution, failure))
+                .onErrorResume(failure -> failed(execution, failure, onReleased))
                 .flatMap(ran -> {
                     durations.record(endpoint, Duration.ofNanos(System.nanoTime() - start));
                     return Mono.fromCompletionStage(() -> record(execution, method, recording));
                 })
+                .flatMap(executed -> released(executed, onReleased))
                 .doOnCancel(() -> leftToLease(endpoint))
-                .flatMap(executed -> recording.send());
+                .then(Mono.defer(recording::send));
     }
 
-    /** Frees the key of a handler that failed (unless the method keeps it), then passes the failure on. */
-    private static Mono<Boolean> failed(AsyncExecution execution, Throwable failure) {
-        return Mono.fromCompletionStage(() -> execution.fail(failure)).then(Mono.error(failure));
+    /**
+     * Frees the key of a handler that failed (unless the method keeps it), runs {@code onReleased},
+     * then passes the failure on.
+     */
+    private static Mono<Boolean> failed(AsyncExecution execution, Throwable failure, @Nullable Runnable onReleased) {
+        Mono<Void> freed = Mono.fromCompletionStage(() -> execution.fail(failure));
+        if (onReleased != null) {
+            freed = freed.then(blocking(() -> { onReleased.run(); return Boolean.TRUE; })).then();
+        }
+        return freed.then(Mono.error(failure));
+    }
+
+    /** Runs {@code onReleased} when the answer was a failure's (5xx) and its key was released. */
+    private static Mono<Outcome.Executed> released(Outcome.Executed executed, @Nullable Runnable onReleased) {
+        if (onReleased == null || executed.recording() != Outcome.Recording.RELEASED) {
+            return Mono.just(executed);
+        }
+        return blocking(() -> { onReleased.run(); return executed; });
     }
 
     private static void leftToLease(String endpoint) {
@@ -320,20 +418,9 @@ public final class ReactiveIdempotency {
 
     /** Answers the refusal's problem in the request's locale (as the servlet side: the server's default without Accept-Language). */
     private Mono<Void> problem(ServerWebExchange exchange, OnlyOnceRejection rejection) {
-        ProblemType type = Objects.requireNonNull(rejection.problemType());
-        Locale locale = exchange.getRequest().getHeaders().getAcceptLanguageAsLocales().stream().findFirst()
-                .orElse(Locale.getDefault());
-        ProblemDetail problem = problems.create(type, locale);
-        Map<String, Object> members = new LinkedHashMap<>();
-        members.put("type", String.valueOf(problem.getType()));
-        members.put("title", problem.getTitle());
-        members.put("status", problem.getStatus());
-        members.put("detail", problem.getDetail());
-        members.put("instance", exchange.getRequest().getURI().getRawPath());
-        members.putAll(rejection.properties());
-        byte[] bytes = ProblemJson.bytes(members);
+        byte[] bytes = problemBody(exchange.getRequest(), rejection);
         ServerHttpResponse response = exchange.getResponse();
-        response.setStatusCode(HttpStatusCode.valueOf(problem.getStatus()));
+        response.setStatusCode(HttpStatusCode.valueOf(Objects.requireNonNull(rejection.problemType()).status().value()));
         HttpHeaders headers = response.getHeaders();
         headers.setContentType(MediaType.APPLICATION_PROBLEM_JSON);
         headers.setContentLength(bytes.length);
@@ -342,5 +429,31 @@ public final class ReactiveIdempotency {
             headers.set(HttpHeaders.RETRY_AFTER, Long.toString(IdempotentRequests.retryAfterSeconds(retryAfter)));
         }
         return response.writeWith(Mono.fromSupplier(() -> response.bufferFactory().wrap(bytes)));
+    }
+
+    /** The refusal's problem as the answer of a handler function (the token endpoint's). */
+    Mono<ServerResponse> problemResponse(ServerRequest request, OnlyOnceRejection rejection) {
+        ServerResponse.BodyBuilder builder = ServerResponse
+                .status(Objects.requireNonNull(rejection.problemType()).status())
+                .contentType(MediaType.APPLICATION_PROBLEM_JSON);
+        Duration retryAfter = rejection.retryAfter();
+        if (retryAfter != null) {
+            builder.header(HttpHeaders.RETRY_AFTER, Long.toString(IdempotentRequests.retryAfterSeconds(retryAfter)));
+        }
+        return builder.bodyValue(problemBody(request.exchange().getRequest(), rejection));
+    }
+
+    private byte[] problemBody(ServerHttpRequest request, OnlyOnceRejection rejection) {
+        ProblemType type = Objects.requireNonNull(rejection.problemType());
+        Locale locale = request.getHeaders().getAcceptLanguageAsLocales().stream().findFirst().orElse(Locale.getDefault());
+        ProblemDetail problem = problems.create(type, locale);
+        Map<String, Object> members = new LinkedHashMap<>();
+        members.put("type", String.valueOf(problem.getType()));
+        members.put("title", problem.getTitle());
+        members.put("status", problem.getStatus());
+        members.put("detail", problem.getDetail());
+        members.put("instance", request.getURI().getRawPath());
+        members.putAll(rejection.properties());
+        return ProblemJson.bytes(members);
     }
 }

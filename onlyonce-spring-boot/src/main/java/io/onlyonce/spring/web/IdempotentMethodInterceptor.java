@@ -4,13 +4,11 @@ import io.onlyonce.Fingerprint;
 import io.onlyonce.IdempotencyKey;
 import io.onlyonce.InvalidIdempotencyKeyException;
 import io.onlyonce.StoreUnavailableException;
-import io.onlyonce.StoredResponse;
 import io.onlyonce.engine.Admission;
 import io.onlyonce.engine.Execution;
 import io.onlyonce.engine.IdempotencyConfig;
 import io.onlyonce.engine.IdempotencyEngine;
 import io.onlyonce.engine.Outcome;
-import io.onlyonce.engine.StoreFailurePolicy;
 import io.onlyonce.spring.Idempotent;
 import io.onlyonce.spring.PrincipalResolver;
 import io.onlyonce.spring.method.MethodSettings;
@@ -18,17 +16,12 @@ import io.onlyonce.spring.method.ObservedDurations;
 import io.onlyonce.spring.method.TransactionCompletion;
 import io.onlyonce.spring.method.WebInvocations;
 import io.onlyonce.spring.metrics.OutcomeRecorder;
-import io.onlyonce.store.IdempotencyRecord;
 import io.onlyonce.store.IdempotencyStore;
-import io.onlyonce.store.RecordStatus;
 import io.onlyonce.token.OneTimeToken;
 import io.onlyonce.token.TokenService;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.Collections;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -56,7 +49,7 @@ import org.springframework.web.context.request.ServletRequestAttributes;
 public final class IdempotentMethodInterceptor implements WebInvocations {
 
     /** Prefix of the key under which a token request's result is kept, to answer its duplicates. */
-    static final String TOKEN_RESULT_PREFIX = "token:";
+    static final String TOKEN_RESULT_PREFIX = IdempotentRequests.TOKEN_RESULT_PREFIX;
 
     private final IdempotencyEngine engine;
     private final IdempotencyStore store;
@@ -283,17 +276,9 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
         if (token == null) {
             throw new IllegalStateException("TokenHandlerInterceptor did not verify the token of " + endpoint);
         }
-        IdempotencyKey resultKey = new IdempotencyKey(scope, TOKEN_RESULT_PREFIX + token.id());
-        boolean consumed;
-        try {
-            consumed = tokens.consume(token);
-        } catch (StoreUnavailableException e) {
-            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "store_error", endpoint);
-            if (method.config().storeFailurePolicy() == StoreFailurePolicy.STRICT) {
-                throw OnlyOnceRejection.problem(ProblemType.STORE_UNAVAILABLE, method.config().unavailableRetryAfter());
-            }
-            consumed = true;
-        }
+        IdempotencyKey resultKey = IdempotentRequests.tokenResultKey(scope, token);
+        boolean consumed = IdempotentRequests.consume(tokens, token, method.config(),
+                () -> recorder.record(OutcomeRecorder.LAYER_BUSINESS, "store_error", endpoint));
         if (!consumed) {
             recorder.record(OutcomeRecorder.LAYER_BUSINESS, "duplicate_token", endpoint);
             throw OnlyOnceRejection.problem(ProblemType.DUPLICATE_SUBMISSION, firstResult(resultKey));
@@ -352,27 +337,14 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
 
     /** The first request's answer, when it completed and is still kept. */
     private Map<String, Object> firstResult(IdempotencyKey resultKey) {
-        Optional<IdempotencyRecord> record;
         try {
-            record = store.find(resultKey);
+            return IdempotentRequests.firstResult(store.find(resultKey));
         } catch (StoreUnavailableException e) {
             return Map.of();
         }
-        if (record.isEmpty() || record.get().status() != RecordStatus.COMPLETED || record.get().response() == null) {
-            return Map.of();
-        }
-        StoredResponse first = record.get().response();
-        Map<String, Object> result = new LinkedHashMap<>();
-        result.put("firstStatus", first.status());
-        result.put("firstResult", FirstResult.body(first));
-        return result;
     }
 
     private void restoreQuietly(OneTimeToken token) {
-        try {
-            tokens.restore(token);
-        } catch (StoreUnavailableException e) {
-            // the token stays consumed: the client fetches a new one
-        }
+        IdempotentRequests.restoreQuietly(tokens, token);
     }
 }

@@ -254,11 +254,7 @@ public final class IdempotentMethodValidator implements BeanPostProcessor, BeanF
             }
         }
         if (controller && reactive && idempotent != null) {
-            if (idempotent.strategy() == Idempotent.Strategy.TOKEN) {
-                problems.add(name + " uses the TOKEN strategy, which WebFlux handlers do not support yet:"
-                        + " use the KEY strategy (the Idempotency-Key header)");
-            }
-            if (!idempotent.key().isBlank()) {
+            if (!idempotent.key().isBlank() && idempotent.strategy() == Idempotent.Strategy.KEY) {
                 problems.add(name + " has a key expression, which WebFlux handlers do not support yet:"
                         + " the key comes from the Idempotency-Key header");
             }

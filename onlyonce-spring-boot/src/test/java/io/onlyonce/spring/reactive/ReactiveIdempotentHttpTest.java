@@ -284,6 +284,35 @@ class ReactiveIdempotentHttpTest {
         }
     }
 
+    @Test
+    void aOneTimeTokenIsConsumedOnceAndItsDuplicateIsToldTheFirstResult() {
+        HttpResponse<byte[]> issued = send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                + "/idempotency/tokens?scope=seckill")).header("Authorization", basic("alice"))
+                .POST(HttpRequest.BodyPublishers.noBody()));
+        assertThat(issued.statusCode()).as(text(issued)).isEqualTo(201);
+        assertThat(text(issued)).matches("\\{\"token\":\"[^\"]+\",\"expiresAt\":\"[^\"]+\"}");
+        String token = text(issued).replaceAll("^\\{\"token\":\"([^\"]+)\".*$", "$1");
+
+        assertProblem(sendToken("alice", null), 400, "idempotency-token-missing");
+        assertProblem(sendToken("alice", "forged"), 400, "idempotency-token-invalid");
+        assertProblem(sendToken("bob", token), 403, "idempotency-token-mismatch");
+        assertThat(executions.of("seckill")).isZero();
+
+        HttpResponse<byte[]> first = sendToken("alice", token);
+        assertThat(first.statusCode()).isEqualTo(200);
+        assertThat(text(first)).isEqualTo("{\"order\":1}");
+        HttpResponse<byte[]> duplicate = sendToken("alice", token);
+        assertProblem(duplicate, 409, "duplicate-submission");
+        assertThat(text(duplicate)).contains("\"firstStatus\":200,\"firstResult\":{\"order\":1}");
+        assertThat(executions.of("seckill")).isEqualTo(1);
+    }
+
+    private HttpResponse<byte[]> sendToken(String user, String token) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/seckill"))
+                .header("Authorization", basic(user)).POST(HttpRequest.BodyPublishers.noBody());
+        return send(token == null ? request : request.header("Idempotency-Token", token));
+    }
+
     static void assertProblem(HttpResponse<byte[]> response, int status, String slug) {
         assertThat(response.statusCode()).as(text(response)).isEqualTo(status);
         assertThat(response.headers().firstValue("Content-Type")).contains("application/problem+json");

@@ -76,6 +76,12 @@ public class ReactiveOrderController {
                 : Mono.just("second attempt"));
     }
 
+    @Idempotent(strategy = Idempotent.Strategy.TOKEN, scope = "seckill")
+    @PostMapping(path = "/seckill", produces = MediaType.APPLICATION_JSON_VALUE)
+    public Mono<String> buy() {
+        return Mono.fromSupplier(() -> "{\"order\":" + executions.next("seckill") + "}");
+    }
+
     @Idempotent
     @PostMapping(path = "/orders/stream", produces = MediaType.TEXT_PLAIN_VALUE)
     public Flux<String> stream(@RequestBody String body) {

@@ -303,7 +303,7 @@ class ReactiveIdempotentHttpTest {
         assertThat(text(first)).isEqualTo("{\"order\":1}");
         HttpResponse<byte[]> duplicate = sendToken("alice", token);
         assertProblem(duplicate, 409, "duplicate-submission");
-        assertThat(text(duplicate)).contains("\"firstStatus\":200,\"firstResult\":{\"order\":1}");
+        assertThat(text(duplicate)).contains("\"firstStatus\":200").contains("\"firstResult\":{\"order\":1}");
         assertThat(executions.of("seckill")).isEqualTo(1);
     }
 
@@ -325,6 +325,11 @@ class ReactiveIdempotentHttpTest {
     }
 
     private HttpRequest.Builder request(String path, String user, String key, String json) {
+        return request(port, path, user, key, json);
+    }
+
+    /** A JSON POST of {@code user} (HTTP basic) with {@code key}, or no key when it is null. */
+    static HttpRequest.Builder request(int port, String path, String user, String key, String json) {
         HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .timeout(Duration.ofSeconds(60))
                 .header("Content-Type", "application/json")
@@ -336,7 +341,7 @@ class ReactiveIdempotentHttpTest {
         return builder;
     }
 
-    private static HttpResponse<byte[]> send(HttpRequest.Builder request) {
+    static HttpResponse<byte[]> send(HttpRequest.Builder request) {
         try {
             return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
         } catch (Exception e) {

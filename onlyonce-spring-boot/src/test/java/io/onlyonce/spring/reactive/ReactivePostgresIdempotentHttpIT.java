@@ -1,25 +1,22 @@
 package io.onlyonce.spring.reactive;
 
-import static io.onlyonce.spring.reactive.ReactiveIdempotentHttpTest.basic;
+import static io.onlyonce.spring.reactive.ReactiveIdempotentHttpTest.request;
 import static io.onlyonce.spring.reactive.ReactiveIdempotentHttpTest.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.onlyonce.Fingerprint;
 import io.onlyonce.IdempotencyKey;
 import io.onlyonce.StoredResponse;
+import io.onlyonce.spring.PostgresIdempotentHttpIT;
 import io.onlyonce.spring.reactive.app.ReactiveTestApplication;
 import io.onlyonce.store.ClaimResult;
 import io.onlyonce.store.IdempotencyRecord;
 import io.onlyonce.store.IdempotencyStore;
 import io.onlyonce.store.OwnerToken;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -54,7 +51,6 @@ import org.springframework.test.context.DynamicPropertySource;
             "onlyonce.jdbc.initialize-schema=always", "onlyonce.messaging.enabled=false"})
 class ReactivePostgresIdempotentHttpIT {
 
-    static final String SERVER = "jdbc:postgresql://127.0.0.1:5432/";
     static final String DATABASE = "oo_webflux_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     private static final HttpClient CLIENT = HttpClient.newHttpClient();
     private static final Set<String> THREADS = ConcurrentHashMap.newKeySet();
@@ -68,22 +64,15 @@ class ReactivePostgresIdempotentHttpIT {
 
     @DynamicPropertySource
     static void postgres(DynamicPropertyRegistry registry) throws SQLException {
-        admin("CREATE DATABASE " + DATABASE);
-        registry.add("spring.datasource.url", () -> SERVER + DATABASE);
+        PostgresIdempotentHttpIT.admin("CREATE DATABASE " + DATABASE);
+        registry.add("spring.datasource.url", () -> PostgresIdempotentHttpIT.SERVER + DATABASE);
         registry.add("spring.datasource.username", () -> "postgres");
         registry.add("spring.datasource.password", () -> "");
     }
 
     @AfterAll
     static void dropDatabase() throws SQLException {
-        admin("DROP DATABASE IF EXISTS " + DATABASE + " WITH (FORCE)");
-    }
-
-    static void admin(String sql) throws SQLException {
-        try (Connection connection = DriverManager.getConnection(SERVER + "postgres", "postgres", "");
-                Statement statement = connection.createStatement()) {
-            statement.execute(sql);
-        }
+        PostgresIdempotentHttpIT.admin("DROP DATABASE IF EXISTS " + DATABASE + " WITH (FORCE)");
     }
 
     @Test
@@ -112,12 +101,7 @@ class ReactivePostgresIdempotentHttpIT {
     }
 
     private HttpRequest post(String key, String json) {
-        return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/orders"))
-                .timeout(Duration.ofSeconds(60))
-                .header("Content-Type", "application/json")
-                .header("Authorization", basic("alice"))
-                .header("Idempotency-Key", key)
-                .POST(HttpRequest.BodyPublishers.ofString(json)).build();
+        return request(port, "/orders", "alice", key, json).build();
     }
 
     /** Notes the thread of every call to the application's (blocking) store. */

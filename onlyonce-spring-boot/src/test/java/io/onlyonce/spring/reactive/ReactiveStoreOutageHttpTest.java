@@ -1,6 +1,7 @@
 package io.onlyonce.spring.reactive;
 
-import static io.onlyonce.spring.reactive.ReactiveIdempotentHttpTest.basic;
+import static io.onlyonce.spring.reactive.ReactiveIdempotentHttpTest.request;
+import static io.onlyonce.spring.reactive.ReactiveIdempotentHttpTest.send;
 import static io.onlyonce.spring.reactive.ReactiveIdempotentHttpTest.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,11 +10,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.onlyonce.IdempotencyKey;
 import io.onlyonce.spring.autoconfigure.OnlyOnceAutoConfiguration;
 import io.onlyonce.spring.reactive.app.ReactiveTestApplication;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -32,8 +29,6 @@ import org.springframework.boot.test.web.server.LocalServerPort;
             "onlyonce.circuit-breaker.wait-duration-in-open-state=10m"})
 class ReactiveStoreOutageHttpTest {
 
-    private static final HttpClient CLIENT = HttpClient.newHttpClient();
-
     @LocalServerPort
     int port;
     @Autowired
@@ -50,7 +45,7 @@ class ReactiveStoreOutageHttpTest {
     }
 
     @Test
-    void anUnreachableStoreRunsRequestsUnprotectedAndOpensTheBreaker() throws Exception {
+    void anUnreachableStoreRunsRequestsUnprotectedAndOpensTheBreaker() {
         store.down(true);
         String key = UUID.randomUUID().toString();
         for (int i = 1; i <= 4; i++) {
@@ -70,12 +65,7 @@ class ReactiveStoreOutageHttpTest {
         assertThat(executions.of("orders")).isEqualTo(5);
     }
 
-    private HttpResponse<byte[]> post(String key) throws Exception {
-        return CLIENT.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/orders"))
-                .timeout(Duration.ofSeconds(30))
-                .header("Content-Type", "application/json")
-                .header("Authorization", basic("alice"))
-                .header("Idempotency-Key", key)
-                .POST(HttpRequest.BodyPublishers.ofString("{\"item\":\"book\"}")).build(), HttpResponse.BodyHandlers.ofByteArray());
+    private HttpResponse<byte[]> post(String key) {
+        return send(request(port, "/orders", "alice", key, "{\"item\":\"book\"}"));
     }
 }

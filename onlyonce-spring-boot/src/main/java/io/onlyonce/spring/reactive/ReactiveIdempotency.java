@@ -151,6 +151,9 @@ public final class ReactiveIdempotency {
                         recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
                         return problem(exchange, OnlyOnceRejection.problem(ProblemType.PRINCIPAL_REQUIRED));
                     }
+                    if (body.tooLarge()) {
+                        return problem(exchange, OnlyOnceRejection.problem(ProblemType.REQUEST_TOO_LARGE));
+                    }
                     IdempotencyKey key;
                     try {
                         key = IdempotentRequests.key(IdempotentRequests.scope(endpoint, principal.orElse(null)), name);
@@ -164,9 +167,7 @@ public final class ReactiveIdempotency {
                                     ? run(withBody(exchange, body.bytes()), admitted.execution(), method, endpoint,
                                             streamed, proceed, null)
                                     : answer(exchange, ((AsyncAdmission.Decided) admission).outcome(), endpoint));
-                }))
-                .onErrorResume(DataBufferLimitException.class,
-                        tooLarge -> problem(exchange, OnlyOnceRejection.problem(ProblemType.REQUEST_TOO_LARGE)));
+                }));
     }
 
     /**
@@ -227,23 +228,29 @@ public final class ReactiveIdempotency {
         return Mono.fromCallable(call).subscribeOn(Schedulers.boundedElastic());
     }
 
-    /** The request body, read whole (null bytes for a method without one). */
+    /** The request body, read whole (null bytes for a method without one); one larger than the limit is not kept. */
     private Mono<Body> body(ServerHttpRequest request) {
         if (!BODY_METHODS.contains(request.getMethod().name())) {
-            return Mono.just(new Body(null));
+            return Mono.just(new Body(null, false));
         }
         return DataBufferUtils.join(request.getBody(), maxRequestBody)
                 .map(buffer -> {
                     byte[] bytes = new byte[buffer.readableByteCount()];
                     buffer.read(bytes);
                     DataBufferUtils.release(buffer);
-                    return new Body(bytes);
+                    return new Body(bytes, false);
                 })
-                .defaultIfEmpty(new Body(new byte[0]));
+                .defaultIfEmpty(new Body(new byte[0], false))
+                .onErrorResume(DataBufferLimitException.class, tooLarge -> Mono.just(new Body(null, true)));
     }
 
-    /** A request body: null bytes when the method has none. */
-    private record Body(byte @Nullable [] bytes) {
+    /**
+     * A request body.
+     *
+     * @param bytes null when the method has none
+     * @param tooLarge whether it is larger than can be fingerprinted (413)
+     */
+    private record Body(byte @Nullable [] bytes, boolean tooLarge) {
     }
 
     /** The exchange whose request body is {@code bytes}, which can be read again. */

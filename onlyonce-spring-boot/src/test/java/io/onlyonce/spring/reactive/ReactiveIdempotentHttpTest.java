@@ -136,6 +136,15 @@ class ReactiveIdempotentHttpTest {
     }
 
     @Test
+    void aBodyLargerThanTheFingerprintLimitIs413AndNothingIsStored() {
+        String key = newKey();
+        HttpResponse<byte[]> large = post("/orders", "alice", key, "{\"item\":\"" + "x".repeat(1024 * 1024 + 10) + "\"}");
+        assertProblem(large, 413, "idempotency-request-too-large");
+        assertThat(executions.of("orders")).isZero();
+        assertThat(post("/orders", "alice", key, ORDER).statusCode()).as("nothing was stored under the key").isEqualTo(201);
+    }
+
+    @Test
     void aDifferentBodyUnderTheSameKeyIs422InEnglishAndChinese() {
         String key = newKey();
         post("/orders", "alice", key, ORDER);

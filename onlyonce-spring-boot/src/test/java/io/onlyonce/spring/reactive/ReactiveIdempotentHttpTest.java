@@ -283,14 +283,7 @@ class ReactiveIdempotentHttpTest {
         List<HttpResponse<byte[]>> responses = all.stream().map(CompletableFuture::join).toList();
         assertThat(executions.of("orders")).isEqualTo(1);
         byte[] answer = store.find(new IdempotencyKey("POST /orders alice", key)).orElseThrow().response().body();
-        for (HttpResponse<byte[]> response : responses) {
-            if (response.statusCode() == 409) {
-                assertThat(text(response)).contains("idempotency-request-in-progress");
-            } else {
-                assertThat(response.statusCode()).isEqualTo(201);
-                assertThat(response.body()).isEqualTo(answer);
-            }
-        }
+        assertInProgressOrReplayed(responses, answer);
     }
 
     @Test
@@ -320,6 +313,18 @@ class ReactiveIdempotentHttpTest {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/seckill"))
                 .header("Authorization", basic(user)).POST(HttpRequest.BodyPublishers.noBody());
         return send(token == null ? request : request.header("Idempotency-Token", token));
+    }
+
+    /** Each of {@code responses} is 409 in progress or the 201 {@code answer}, byte for byte. */
+    static void assertInProgressOrReplayed(List<HttpResponse<byte[]>> responses, byte[] answer) {
+        for (HttpResponse<byte[]> response : responses) {
+            if (response.statusCode() == 409) {
+                assertThat(text(response)).contains("idempotency-request-in-progress");
+            } else {
+                assertThat(response.statusCode()).isEqualTo(201);
+                assertThat(response.body()).isEqualTo(answer);
+            }
+        }
     }
 
     static void assertProblem(HttpResponse<byte[]> response, int status, String slug) {

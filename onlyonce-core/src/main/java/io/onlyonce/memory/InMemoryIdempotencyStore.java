@@ -7,6 +7,7 @@ import io.onlyonce.Fingerprint;
 import io.onlyonce.IdempotencyKey;
 import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.StoredResponse;
+import io.onlyonce.store.AsyncIdempotencyStore;
 import io.onlyonce.store.ClaimResult;
 import io.onlyonce.store.IdempotencyRecord;
 import io.onlyonce.store.IdempotencyStore;
@@ -16,6 +17,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.Optional;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentMap;
 import org.jspecify.annotations.Nullable;
 
@@ -27,8 +29,11 @@ import org.jspecify.annotations.Nullable;
  * {@code maximumSize} live records and never evicts one to make room: a claim of a new key beyond
  * that bound is refused with {@link StoreUnavailableException}, since dropping a completed record
  * would let its request run a second time.
+ *
+ * <p>No call blocks (each is one map operation), so the {@link AsyncIdempotencyStore} methods run
+ * on the caller's thread and answer completed stages.
  */
-public final class InMemoryIdempotencyStore implements IdempotencyStore {
+public final class InMemoryIdempotencyStore implements IdempotencyStore, AsyncIdempotencyStore {
 
     /** A record and its deadline on this store's clock. */
     private record Entry(IdempotencyRecord record, Instant expiresAt) {
@@ -107,6 +112,27 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         Instant now = clock.instant();
         Entry current = records.get(key);
         return live(current, now) ? Optional.of(view(current, now)) : Optional.empty();
+    }
+
+    @Override
+    public CompletionStage<ClaimResult> claimAsync(IdempotencyKey key, Fingerprint fingerprint, Duration lease) {
+        return AsyncIdempotencyStore.now(() -> claim(key, fingerprint, lease));
+    }
+
+    @Override
+    public CompletionStage<Boolean> completeAsync(IdempotencyKey key, OwnerToken owner, @Nullable StoredResponse response,
+            Duration retention) {
+        return AsyncIdempotencyStore.now(() -> complete(key, owner, response, retention));
+    }
+
+    @Override
+    public CompletionStage<Boolean> releaseAsync(IdempotencyKey key, OwnerToken owner) {
+        return AsyncIdempotencyStore.now(() -> release(key, owner));
+    }
+
+    @Override
+    public CompletionStage<Optional<IdempotencyRecord>> findAsync(IdempotencyKey key) {
+        return AsyncIdempotencyStore.now(() -> find(key));
     }
 
     private void ensureRoom() {

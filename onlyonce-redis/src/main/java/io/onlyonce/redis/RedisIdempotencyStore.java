@@ -15,6 +15,7 @@ import io.onlyonce.redis.internal.IdempotencyValue;
 import io.onlyonce.redis.internal.LuaScript;
 import io.onlyonce.redis.internal.RedisKeys;
 import io.onlyonce.redis.internal.RedisScriptExecutor;
+import io.onlyonce.store.AsyncIdempotencyStore;
 import io.onlyonce.store.ClaimResult;
 import io.onlyonce.store.IdempotencyRecord;
 import io.onlyonce.store.IdempotencyStore;
@@ -22,6 +23,8 @@ import io.onlyonce.store.OwnerToken;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -45,8 +48,12 @@ import org.jspecify.annotations.Nullable;
  * again ({@link RedisEvictionPolicy#check} tells). The store does not own the connection: close it
  * yourself after the store's last use. Every Lettuce failure surfaces as
  * {@link StoreUnavailableException}. Thread-safe.
+ *
+ * <p>The {@link AsyncIdempotencyStore} methods run the same scripts on Lettuce's asynchronous
+ * commands and never block their caller, not even while the connection is first made; each has the
+ * same budget ({@link RedisStoreConfig#commandTimeout()}) as a blocking call.
  */
-public final class RedisIdempotencyStore implements IdempotencyStore {
+public final class RedisIdempotencyStore implements IdempotencyStore, AsyncIdempotencyStore {
 
     /** Answers {@code {value, PTTL}} of a live record, or an empty array. */
     private static final String READ = """
@@ -180,6 +187,52 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         byte[] redisKey = keys.idempotency(key);
         List<@Nullable Object> found = redis.runForList("find", FIND, redisKey);
         return found.isEmpty() ? Optional.empty() : Optional.of(record("find", key, redisKey, found));
+    }
+
+    @Override
+    public CompletionStage<ClaimResult> claimAsync(IdempotencyKey key, Fingerprint fingerprint, Duration lease) {
+        long leaseMillis;
+        try {
+            leaseMillis = millis(lease, "lease");
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        OwnerToken owner = OwnerToken.random();
+        byte[] redisKey = keys.idempotency(key);
+        return redis.runForListAsync("claim", CLAIM, redisKey, IdempotencyValue.inProgress(owner, fingerprint),
+                        decimal(leaseMillis))
+                .thenApply(existing -> existing.isEmpty()
+                        ? new ClaimResult.Claimed(owner)
+                        : new ClaimResult.Existing(record("claim", key, redisKey, existing)));
+    }
+
+    @Override
+    public CompletionStage<Boolean> completeAsync(IdempotencyKey key, OwnerToken owner, @Nullable StoredResponse response,
+            Duration retention) {
+        long retentionMillis;
+        try {
+            retentionMillis = millis(retention, "retention");
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return redis.runForIntegerAsync("complete", COMPLETE, keys.idempotency(key),
+                IdempotencyValue.owner(owner),
+                IdempotencyValue.completedStatus(response),
+                IdempotencyValue.completedTail(response),
+                decimal(retentionMillis)).thenApply(done -> done == 1);
+    }
+
+    @Override
+    public CompletionStage<Boolean> releaseAsync(IdempotencyKey key, OwnerToken owner) {
+        return redis.runForIntegerAsync("release", RELEASE, keys.idempotency(key), IdempotencyValue.owner(owner))
+                .thenApply(done -> done == 1);
+    }
+
+    @Override
+    public CompletionStage<Optional<IdempotencyRecord>> findAsync(IdempotencyKey key) {
+        byte[] redisKey = keys.idempotency(key);
+        return redis.runForListAsync("find", FIND, redisKey)
+                .thenApply(found -> found.isEmpty() ? Optional.empty() : Optional.of(record("find", key, redisKey, found)));
     }
 
     /** The record in a script's {@code {value, PTTL}} answer. */

@@ -17,6 +17,7 @@ import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.store.ClaimResult;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -58,6 +59,51 @@ class RedisCommandBudgetIT {
             } finally {
                 client.shutdown(Duration.ZERO, Duration.ofSeconds(5));
             }
+        }
+    }
+
+    @Test
+    void anAsynchronousCallToAServerThatStopsAnsweringNeverBlocksAndFailsWithinItsBudget() throws Exception {
+        try (PrivateRedisServer server = PrivateRedisServer.start()) {
+            RedisClient client = RedisClient.create(RedisURI.create("redis://127.0.0.1:" + server.uri().getPort()));
+            try {
+                RedisIdempotencyStore store = RedisIdempotencyStore.standalone(client.connect(ByteArrayCodec.INSTANCE), CONFIG);
+                assertThat(store.claimAsync(key("before"), FINGERPRINT, LEASE).toCompletableFuture().get(10, TimeUnit.SECONDS))
+                        .isInstanceOf(ClaimResult.Claimed.class);
+
+                server.pause();
+                long start = System.nanoTime();
+                CompletableFuture<ClaimResult> paused = store.claimAsync(key("paused"), FINGERPRINT, LEASE).toCompletableFuture();
+                assertThat(paused).as("the call returns before the server answers").isNotDone();
+                assertThatThrownBy(() -> paused.get(10, TimeUnit.SECONDS))
+                        .hasCauseInstanceOf(StoreUnavailableException.class);
+                assertThat(System.nanoTime() - start).isLessThan(FAR_BELOW_THE_CLIENT_TIMEOUT);
+
+                server.resume();
+                assertThat(store.claimAsync(key("after"), FINGERPRINT, LEASE).toCompletableFuture().get(10, TimeUnit.SECONDS))
+                        .isInstanceOf(ClaimResult.Claimed.class);
+            } finally {
+                client.shutdown(Duration.ZERO, Duration.ofSeconds(5));
+            }
+        }
+    }
+
+    @Test
+    void anAsynchronousCallWhileTheFirstConnectionCannotBeMadeFailsWithoutBlocking() throws Exception {
+        int port = PrivateRedisServer.freePort();
+        RedisClient client = RedisClient.create(RedisURI.create("redis://127.0.0.1:" + port));
+        try (RedisStoreConnection connection = RedisStoreConnection.onFirstUse(() -> client, made -> { })) {
+            RedisIdempotencyStore store = RedisIdempotencyStore.of(connection, CONFIG);
+            long start = System.nanoTime();
+            CompletableFuture<ClaimResult> down = store.claimAsync(key("down"), FINGERPRINT, LEASE).toCompletableFuture();
+            assertThatThrownBy(() -> down.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(StoreUnavailableException.class);
+            assertThat(System.nanoTime() - start).isLessThan(FAR_BELOW_THE_CLIENT_TIMEOUT);
+            try (PrivateRedisServer server = PrivateRedisServer.startOn(port)) {
+                assertThat(store.claimAsync(key("up"), FINGERPRINT, LEASE).toCompletableFuture().get(10, TimeUnit.SECONDS))
+                        .isInstanceOf(ClaimResult.Claimed.class);
+            }
+        } finally {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(5));
         }
     }
 

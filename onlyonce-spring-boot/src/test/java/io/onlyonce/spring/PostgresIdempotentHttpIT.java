@@ -23,9 +23,9 @@ import org.springframework.test.context.DynamicPropertySource;
  * the schema at start-up and dropped afterwards.
  */
 @DirtiesContext
-class PostgresIdempotentHttpIT extends AbstractIdempotentHttpTest {
+public class PostgresIdempotentHttpIT extends AbstractIdempotentHttpTest {
 
-    static final String SERVER = "jdbc:postgresql://127.0.0.1:5432/";
+    public static final String SERVER = "jdbc:postgresql://127.0.0.1:5432/";
     static final String DATABASE = "oo_http_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     static volatile DataSource pool;
 
@@ -45,7 +45,7 @@ class PostgresIdempotentHttpIT extends AbstractIdempotentHttpTest {
         registry.add("spring.datasource.hikari.maximum-pool-size", () -> 20);
     }
 
-    static void admin(String sql) throws SQLException {
+    public static void admin(String sql) throws SQLException {
         try (Connection connection = DriverManager.getConnection(SERVER + "postgres", "postgres", "");
                 Statement statement = connection.createStatement()) {
             statement.execute(sql);

@@ -99,6 +99,33 @@ public final class ConnectionHolder implements AutoCloseable {
         }
     }
 
+    /**
+     * The connection's commands without waiting: a stage that completes once the connection is
+     * made (at once when it is), or fails with {@link StoreUnavailableException} when it cannot be.
+     * The caller bounds the wait itself; giving up never cancels the attempt other callers share.
+     */
+    public CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> commandsAsync(String operation) {
+        RedisClusterAsyncCommands<byte[], byte[]> ready = commands;
+        if (ready != null) {
+            return CompletableFuture.completedFuture(ready);
+        }
+        CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> shared;
+        try {
+            shared = attempt(operation);
+        } catch (StoreUnavailableException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> mine = new CompletableFuture<>();
+        shared.whenComplete((made, failure) -> {
+            if (failure == null) {
+                mine.complete(made);
+            } else {
+                mine.completeExceptionally(new StoreUnavailableException(operation + " (cannot connect)", failure));
+            }
+        });
+        return mine;
+    }
+
     private synchronized CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> attempt(String operation) {
         if (closed) {
             throw new StoreUnavailableException(operation, new IllegalStateException("the stores' connection is closed"));

@@ -8,7 +8,10 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.onlyonce.StoreUnavailableException;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -35,6 +38,58 @@ public final class LettuceScriptPort implements ScriptPort {
     public @Nullable Object eval(String operation, byte[] source, Answer answer, byte[][] keys, byte[][] args, long deadline) {
         RedisClusterAsyncCommands<byte[], byte[]> commands = connection.commands(operation, deadline);
         return await(operation, commands.eval(source, type(answer), keys, args), deadline);
+    }
+
+    @Override
+    public CompletableFuture<@Nullable Object> evalshaAsync(String operation, String sha, Answer answer, byte[][] keys,
+            byte[][] args, long deadline) {
+        return send(operation, commands -> commands.evalsha(sha, type(answer), keys, args));
+    }
+
+    @Override
+    public CompletableFuture<@Nullable Object> evalAsync(String operation, byte[] source, Answer answer, byte[][] keys,
+            byte[][] args, long deadline) {
+        return send(operation, commands -> commands.eval(source, type(answer), keys, args));
+    }
+
+    /**
+     * Sends the command once the connection is there, without waiting for it: a call cancelled
+     * (over budget) before then is never sent, and one cancelled after is cancelled in Lettuce.
+     */
+    private CompletableFuture<@Nullable Object> send(String operation,
+            Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<Object>> command) {
+        CompletableFuture<@Nullable Object> result = new CompletableFuture<>();
+        connection.commandsAsync(operation).whenComplete((commands, unavailable) -> {
+            if (unavailable != null) {
+                result.completeExceptionally(unavailable);
+                return;
+            }
+            if (result.isDone()) {
+                return;
+            }
+            RedisFuture<Object> sent = command.apply(commands);
+            result.whenComplete((ignored, failure) -> {
+                if (result.isCancelled()) {
+                    sent.cancel(true);
+                }
+            });
+            sent.whenComplete((value, failure) -> {
+                if (failure == null) {
+                    result.complete(value);
+                } else {
+                    result.completeExceptionally(translate(operation, failure));
+                }
+            });
+        });
+        return result;
+    }
+
+    private static RuntimeException translate(String operation, Throwable failure) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        if (cause instanceof RedisCommandExecutionException e) {
+            return new ScriptErrorReply(String.valueOf(e.getMessage()), e);
+        }
+        return cause instanceof StoreUnavailableException unavailable ? unavailable : new StoreUnavailableException(operation, cause);
     }
 
     @Override

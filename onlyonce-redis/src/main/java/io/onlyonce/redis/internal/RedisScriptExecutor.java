@@ -5,6 +5,11 @@ import io.onlyonce.StoreUnavailableException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -77,6 +82,32 @@ public final class RedisScriptExecutor {
         return (List<@Nullable Object>) result;
     }
 
+    /**
+     * {@link #runForInteger} without blocking: the stage fails with {@link StoreUnavailableException}
+     * as the blocking call would throw it, also when the call's budget runs out (the command is then
+     * cancelled).
+     */
+    public CompletableFuture<Long> runForIntegerAsync(String operation, LuaScript script, byte[] key, byte[]... args) {
+        return runAsync(operation, script, ScriptPort.Answer.INTEGER, key, args).thenApply(result -> {
+            if (!(result instanceof Long integer)) {
+                throw new StoreUnavailableException(operation, new IllegalStateException("script answered no integer"));
+            }
+            return integer;
+        });
+    }
+
+    /** {@link #runForList} without blocking, failing as {@link #runForIntegerAsync} does. */
+    @SuppressWarnings("unchecked")
+    public CompletableFuture<List<@Nullable Object>> runForListAsync(String operation, LuaScript script, byte[] key,
+            byte[]... args) {
+        return runAsync(operation, script, ScriptPort.Answer.MULTI, key, args).thenApply(result -> {
+            if (!(result instanceof List<?> list)) {
+                throw new StoreUnavailableException(operation, new IllegalStateException("script answered no array"));
+            }
+            return (List<@Nullable Object>) list;
+        });
+    }
+
     /** The UTF-8 text of a key, for messages. */
     public static String text(byte[] key) {
         return new String(key, StandardCharsets.UTF_8);
@@ -95,13 +126,76 @@ public final class RedisScriptExecutor {
                 return port.eval(operation, script.source(), answer, keys, args, deadline);
             }
         } catch (ScriptErrorReply e) {
-            String message = String.valueOf(e.getMessage());
-            Throwable cause = e.getCause() == null ? e : e.getCause();
-            if (message.startsWith(CORRUPT) || message.startsWith("WRONGTYPE")) {
-                String reason = message.startsWith(CORRUPT) ? message.substring(CORRUPT.length()).trim() : "another Redis type";
-                throw new StoreUnavailableException(operation, new CorruptValueException(text(key), reason, cause));
-            }
-            throw new StoreUnavailableException(operation, cause);
+            throw unavailable(operation, key, e);
         }
+    }
+
+    private CompletableFuture<@Nullable Object> runAsync(String operation, LuaScript script, ScriptPort.Answer answer,
+            byte[] key, byte[][] args) {
+        byte[][] keys = {key};
+        long deadline = System.nanoTime() + budgetNanos;
+        CompletableFuture<@Nullable Object> result = new CompletableFuture<>();
+        AtomicReference<@Nullable CompletableFuture<@Nullable Object>> inFlight = new AtomicReference<>();
+        CompletableFuture<@Nullable Object> first = port.evalshaAsync(operation, script.sha(), answer, keys, args, deadline);
+        inFlight.set(first);
+        first.whenComplete((value, failure) -> {
+            if (failure == null) {
+                result.complete(value);
+            } else if (cause(failure) instanceof ScriptErrorReply reply && reply.isNoScript()) {
+                CompletableFuture<@Nullable Object> again = port.evalAsync(operation, script.source(), answer, keys, args, deadline);
+                inFlight.set(again);
+                again.whenComplete((reloaded, failed) -> {
+                    if (failed == null) {
+                        result.complete(reloaded);
+                    } else {
+                        result.completeExceptionally(translate(operation, key, cause(failed)));
+                    }
+                });
+            } else {
+                result.completeExceptionally(translate(operation, key, cause(failure)));
+            }
+        });
+        CompletableFuture<@Nullable Object> budgeted = new CompletableFuture<>();
+        result.orTimeout(budgetNanos, TimeUnit.NANOSECONDS).whenComplete((value, failure) -> {
+            if (failure == null) {
+                budgeted.complete(value);
+                return;
+            }
+            Throwable cause = cause(failure);
+            if (cause instanceof TimeoutException) {
+                // over budget: a command not yet sent never is, one in flight is cancelled
+                CompletableFuture<@Nullable Object> pending = inFlight.get();
+                if (pending != null) {
+                    pending.cancel(true);
+                }
+                budgeted.completeExceptionally(new StoreUnavailableException(operation + " (over budget)", cause));
+            } else {
+                budgeted.completeExceptionally(cause);
+            }
+        });
+        return budgeted;
+    }
+
+    private static Throwable cause(Throwable failure) {
+        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    }
+
+    /** The {@link StoreUnavailableException} the blocking call throws for {@code failure}. */
+    private static RuntimeException translate(String operation, byte[] key, Throwable failure) {
+        if (failure instanceof ScriptErrorReply reply) {
+            return unavailable(operation, key, reply);
+        }
+        return failure instanceof StoreUnavailableException unavailable ? unavailable : new StoreUnavailableException(operation, failure);
+    }
+
+    /** An error reply as {@link StoreUnavailableException}: a value the stores did not write names its key. */
+    private static StoreUnavailableException unavailable(String operation, byte[] key, ScriptErrorReply e) {
+        String message = String.valueOf(e.getMessage());
+        Throwable cause = e.getCause() == null ? e : e.getCause();
+        if (message.startsWith(CORRUPT) || message.startsWith("WRONGTYPE")) {
+            String reason = message.startsWith(CORRUPT) ? message.substring(CORRUPT.length()).trim() : "another Redis type";
+            return new StoreUnavailableException(operation, new CorruptValueException(text(key), reason, cause));
+        }
+        return new StoreUnavailableException(operation, cause);
     }
 }

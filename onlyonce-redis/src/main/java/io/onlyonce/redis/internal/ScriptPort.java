@@ -1,5 +1,6 @@
 package io.onlyonce.redis.internal;
 
+import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -34,6 +35,24 @@ public interface ScriptPort extends AutoCloseable {
 
     /** {@code EVAL source keys args}, which also caches the script on the server that runs it. */
     @Nullable Object eval(String operation, byte[] source, Answer answer, byte[][] keys, byte[][] args, long deadline);
+
+    /**
+     * {@link #evalsha} without blocking the caller: the stage fails as the blocking call throws
+     * ({@link ScriptErrorReply} or {@link io.onlyonce.StoreUnavailableException}), and cancelling
+     * it cancels a command not yet answered. By default the blocking call runs on a thread of
+     * {@link BlockingScriptCalls}, within {@code deadline} as always; {@link LettuceScriptPort}
+     * sends the command on Lettuce's asynchronous API instead, on no thread of its own.
+     */
+    default CompletableFuture<@Nullable Object> evalshaAsync(String operation, String sha, Answer answer, byte[][] keys,
+            byte[][] args, long deadline) {
+        return BlockingScriptCalls.supply(() -> evalsha(operation, sha, answer, keys, args, deadline));
+    }
+
+    /** {@link #eval} without blocking the caller, as {@link #evalshaAsync}. */
+    default CompletableFuture<@Nullable Object> evalAsync(String operation, byte[] source, Answer answer, byte[][] keys,
+            byte[][] args, long deadline) {
+        return BlockingScriptCalls.supply(() -> eval(operation, source, answer, keys, args, deadline));
+    }
 
     /** Whether the connection has been made (it may be reconnecting). */
     boolean isConnected();

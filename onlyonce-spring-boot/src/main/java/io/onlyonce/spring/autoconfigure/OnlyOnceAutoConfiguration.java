@@ -285,7 +285,7 @@ public class OnlyOnceAutoConfiguration {
     }
 
     /** Every listener bean (Micrometer's and the application's), as one. */
-    static IdempotencyListener listener(List<IdempotencyListener> listeners) {
+    public static IdempotencyListener listener(List<IdempotencyListener> listeners) {
         if (listeners.isEmpty()) {
             return IdempotencyListener.NONE;
         }
@@ -312,7 +312,7 @@ public class OnlyOnceAutoConfiguration {
     }
 
     /** The idempotency store, guarded by its circuit breaker. */
-    static IdempotencyStore guardedIdempotency(IdempotencyStore store, OnlyOnceProperties properties,
+    public static IdempotencyStore guardedIdempotency(IdempotencyStore store, OnlyOnceProperties properties,
             CircuitBreakerRegistry breakers) {
         return properties.circuitBreaker().enabled()
                 ? new CircuitBreakerIdempotencyStore(store, breakers.circuitBreaker(IDEMPOTENCY_BREAKER))

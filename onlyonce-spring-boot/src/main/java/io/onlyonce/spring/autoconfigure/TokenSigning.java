@@ -13,7 +13,7 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
  * random secret of its own: then the token endpoint is not registered, and a TOKEN method fails
  * start-up; an application without TOKEN methods needs no secret.
  */
-final class TokenSigning {
+public final class TokenSigning {
 
     private TokenSigning() {
     }
@@ -29,7 +29,7 @@ final class TokenSigning {
     }
 
     /** Matches unless tokens are {@link #unsigned(Environment) unsigned}. */
-    static final class Signed extends SpringBootCondition {
+    public static final class Signed extends SpringBootCondition {
 
         @Override
         public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {

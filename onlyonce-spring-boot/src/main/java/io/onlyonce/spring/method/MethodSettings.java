@@ -122,6 +122,15 @@ public record MethodSettings(
             if (annotation == null) {
                 throw new IllegalStateException("not an @Idempotent method: " + method);
             }
+            return forAnnotation(annotation);
+        }
+
+        /**
+         * The settings of {@code annotation}, wherever it comes from (a functional route's filter).
+         *
+         * @throws IllegalArgumentException when a retention or lease cannot be parsed
+         */
+        public MethodSettings forAnnotation(Idempotent annotation) {
             IdempotencyConfig.Builder config = defaults.toBuilder();
             if (!annotation.retention().isBlank()) {
                 config.retention(DurationStyle.detectAndParse(annotation.retention()));

@@ -4,14 +4,11 @@ import io.onlyonce.Fingerprint;
 import io.onlyonce.IdempotencyKey;
 import io.onlyonce.InvalidIdempotencyKeyException;
 import io.onlyonce.StoreUnavailableException;
-import io.onlyonce.StoredResponse;
 import io.onlyonce.engine.Admission;
 import io.onlyonce.engine.Execution;
 import io.onlyonce.engine.IdempotencyConfig;
 import io.onlyonce.engine.IdempotencyEngine;
 import io.onlyonce.engine.Outcome;
-import io.onlyonce.engine.StoreFailurePolicy;
-import io.onlyonce.internal.StrictUtf8;
 import io.onlyonce.spring.Idempotent;
 import io.onlyonce.spring.PrincipalResolver;
 import io.onlyonce.spring.method.MethodSettings;
@@ -19,17 +16,12 @@ import io.onlyonce.spring.method.ObservedDurations;
 import io.onlyonce.spring.method.TransactionCompletion;
 import io.onlyonce.spring.method.WebInvocations;
 import io.onlyonce.spring.metrics.OutcomeRecorder;
-import io.onlyonce.store.IdempotencyRecord;
 import io.onlyonce.store.IdempotencyStore;
-import io.onlyonce.store.RecordStatus;
 import io.onlyonce.token.OneTimeToken;
 import io.onlyonce.token.TokenService;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.Collections;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -57,7 +49,7 @@ import org.springframework.web.context.request.ServletRequestAttributes;
 public final class IdempotentMethodInterceptor implements WebInvocations {
 
     /** Prefix of the key under which a token request's result is kept, to answer its duplicates. */
-    static final String TOKEN_RESULT_PREFIX = "token:";
+    static final String TOKEN_RESULT_PREFIX = IdempotentRequests.TOKEN_RESULT_PREFIX;
 
     private final IdempotencyEngine engine;
     private final IdempotencyStore store;
@@ -226,23 +218,8 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
         }
     }
 
-    /**
-     * The record scope: route template and principal. A principal that is not well-formed text is
-     * refused (it would alias another); a scope too long for a key holds the principal's hash.
-     */
     private static String scope(String endpoint, @Nullable String principal) {
-        String name = principal == null ? "" : principal;
-        if (!StrictUtf8.isWellFormed(name) || !StrictUtf8.isWellFormed(endpoint)) {
-            throw OnlyOnceRejection.problem(ProblemType.PRINCIPAL_REQUIRED);
-        }
-        String scope = endpoint + " " + name;
-        boolean control = scope.chars().anyMatch(Character::isISOControl);
-        if (scope.length() <= IdempotencyKey.MAX_SCOPE_LENGTH && !control) {
-            return scope;
-        }
-        String hashed = IdempotencyKey.derivedName(scope);
-        String head = control ? "" : endpoint.substring(0, Math.min(endpoint.length(), 200));
-        return head + " " + hashed;
+        return IdempotentRequests.scope(endpoint, principal);
     }
 
     private @Nullable Execution admitKey(MethodInvocation invocation, HttpServletRequest request, MethodSettings method,
@@ -286,24 +263,11 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
                 throw OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_INVALID);
             }
         }
-        List<String> values = Collections.list(request.getHeaders(keyHeader));
-        if (values.isEmpty()) {
-            if (!method.annotation().required()) {
-                return null;
-            }
-            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
-            throw OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_MISSING);
-        }
-        String raw = values.get(0).strip();
-        if (values.size() > 1 || (!raw.startsWith("\"") && raw.contains(","))) {
-            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
-            throw OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_INVALID);
-        }
         try {
-            return IdempotencyKey.parseHeaderValue(values.get(0));
-        } catch (InvalidIdempotencyKeyException e) {
+            return IdempotentRequests.headerKey(Collections.list(request.getHeaders(keyHeader)), method.annotation().required());
+        } catch (OnlyOnceRejection refused) {
             recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
-            throw OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_INVALID);
+            throw refused;
         }
     }
 
@@ -312,17 +276,9 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
         if (token == null) {
             throw new IllegalStateException("TokenHandlerInterceptor did not verify the token of " + endpoint);
         }
-        IdempotencyKey resultKey = new IdempotencyKey(scope, TOKEN_RESULT_PREFIX + token.id());
-        boolean consumed;
-        try {
-            consumed = tokens.consume(token);
-        } catch (StoreUnavailableException e) {
-            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "store_error", endpoint);
-            if (method.config().storeFailurePolicy() == StoreFailurePolicy.STRICT) {
-                throw OnlyOnceRejection.problem(ProblemType.STORE_UNAVAILABLE, method.config().unavailableRetryAfter());
-            }
-            consumed = true;
-        }
+        IdempotencyKey resultKey = IdempotentRequests.tokenResultKey(scope, token);
+        boolean consumed = IdempotentRequests.consume(tokens, token, method.config(),
+                () -> recorder.record(OutcomeRecorder.LAYER_BUSINESS, "store_error", endpoint));
         if (!consumed) {
             recorder.record(OutcomeRecorder.LAYER_BUSINESS, "duplicate_token", endpoint);
             throw OnlyOnceRejection.problem(ProblemType.DUPLICATE_SUBMISSION, firstResult(resultKey));
@@ -373,47 +329,22 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
             request.setAttribute(OnlyOnceFilter.REPLAY, replayed.response());
             return OnlyOnceRejection.replay(replayed.response());
         }
-        if (outcome instanceof Outcome.ResponseNotKept) {
-            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "response_not_kept", endpoint);
-            return OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_RESPONSE_NOT_KEPT);
-        }
-        if (outcome instanceof Outcome.InProgress inProgress) {
-            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "in_progress", endpoint);
-            return OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_REQUEST_IN_PROGRESS,
-                    durations.retryAfter(endpoint, inProgress));
-        }
-        if (outcome instanceof Outcome.FingerprintMismatch) {
-            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "mismatch", endpoint);
-            return OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_REUSED);
-        }
-        Outcome.StoreUnavailable unavailable = (Outcome.StoreUnavailable) outcome;
-        recorder.record(OutcomeRecorder.LAYER_BUSINESS, "store_error", endpoint);
-        return OnlyOnceRejection.problem(ProblemType.STORE_UNAVAILABLE, unavailable.retryAfter());
+        recorder.record(OutcomeRecorder.LAYER_BUSINESS, IdempotentRequests.metricName(outcome), endpoint);
+        return IdempotentRequests.refusal(outcome, outcome instanceof Outcome.InProgress inProgress
+                ? durations.retryAfter(endpoint, inProgress)
+                : java.time.Duration.ZERO);
     }
 
     /** The first request's answer, when it completed and is still kept. */
     private Map<String, Object> firstResult(IdempotencyKey resultKey) {
-        Optional<IdempotencyRecord> record;
         try {
-            record = store.find(resultKey);
+            return IdempotentRequests.firstResult(store.find(resultKey));
         } catch (StoreUnavailableException e) {
             return Map.of();
         }
-        if (record.isEmpty() || record.get().status() != RecordStatus.COMPLETED || record.get().response() == null) {
-            return Map.of();
-        }
-        StoredResponse first = record.get().response();
-        Map<String, Object> result = new LinkedHashMap<>();
-        result.put("firstStatus", first.status());
-        result.put("firstResult", FirstResult.body(first));
-        return result;
     }
 
     private void restoreQuietly(OneTimeToken token) {
-        try {
-            tokens.restore(token);
-        } catch (StoreUnavailableException e) {
-            // the token stays consumed: the client fetches a new one
-        }
+        IdempotentRequests.restoreQuietly(tokens, token);
     }
 }

@@ -59,6 +59,7 @@ public final class IdempotentMethodValidator implements BeanPostProcessor, BeanF
     private @Nullable ConfigurableListableBeanFactory beanFactory;
     private volatile boolean singletonsInstantiated;
     private boolean servlet = true;
+    private boolean reactive;
     private boolean tokensEnabled = true;
     private final boolean tokenSecretsMissing;
 
@@ -79,6 +80,8 @@ public final class IdempotentMethodValidator implements BeanPostProcessor, BeanF
     @Override
     public void setApplicationContext(ApplicationContext context) {
         servlet = context instanceof WebApplicationContext;
+        reactive = context instanceof org.springframework.boot.web.context.reactive.ReactiveWebApplicationContext
+                && ClassUtils.isPresent("org.springframework.web.reactive.DispatcherHandler", getClass().getClassLoader());
     }
 
     @Override
@@ -101,7 +104,7 @@ public final class IdempotentMethodValidator implements BeanPostProcessor, BeanF
         boolean[] annotated = {false};
         ReflectionUtils.doWithMethods(type, method -> {
             annotated[0] = true;
-            problems.addAll(check(type, method));
+            problems.addAll(check(type, method, reactive));
             Idempotent idempotent = AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
             boolean token = idempotent != null && idempotent.strategy() == Idempotent.Strategy.TOKEN;
             if (token && !tokensEnabled) {
@@ -115,9 +118,9 @@ public final class IdempotentMethodValidator implements BeanPostProcessor, BeanF
                         + " instance (for example onlyonce.token.secrets=${ONLYONCE_TOKEN_SECRET}).");
             }
         }, IdempotentMethodValidator::isIdempotent);
-        if (annotated[0] && !servlet && AnnotatedElementUtils.hasAnnotation(type, Controller.class)) {
-            problems.add(0, "@Idempotent on a web handler needs a Spring MVC (servlet) web application, and this"
-                    + " application is not one; its methods would run unprotected");
+        if (annotated[0] && !servlet && !reactive && AnnotatedElementUtils.hasAnnotation(type, Controller.class)) {
+            problems.add(0, "@Idempotent on a web handler needs a Spring MVC (servlet) or WebFlux (reactive) web"
+                    + " application, and this application is neither; its methods would run unprotected");
         }
         if (!problems.isEmpty()) {
             actions.add("Change what is named above, or remove @Idempotent from the method; every start-up rule is"
@@ -201,6 +204,14 @@ public final class IdempotentMethodValidator implements BeanPostProcessor, BeanF
     }
 
     static List<String> check(Class<?> type, Method method) {
+        return check(type, method, false);
+    }
+
+    /**
+     * @param reactive whether the application is a WebFlux one: its handlers are keyed by the header
+     *     only, and answer {@code Mono} (recorded) or {@code Flux} (passed through, not stored)
+     */
+    static List<String> check(Class<?> type, Method method, boolean reactive) {
         List<String> problems = new ArrayList<>();
         String name = type.getSimpleName() + "." + method.getName();
         int modifiers = method.getModifiers();
@@ -241,6 +252,14 @@ public final class IdempotentMethodValidator implements BeanPostProcessor, BeanF
             for (String unknown : TokenScopes.unknownPlaceholders(idempotent.scope(), type, method)) {
                 problems.add(name + " has token scope placeholder {" + unknown + "}, which is not a path variable of its mapping");
             }
+        }
+        if (controller && reactive && idempotent != null) {
+            if (!idempotent.key().isBlank() && idempotent.strategy() == Idempotent.Strategy.KEY) {
+                problems.add(name + " has a key expression, which WebFlux handlers do not support yet:"
+                        + " the key comes from the Idempotency-Key header");
+            }
+            // Mono is recorded; Flux is passed through and not stored (logged at start-up)
+            return problems;
         }
         ResolvableType result = ResolvableType.forMethodReturnType(method, type);
         if (HttpEntity.class.isAssignableFrom(result.toClass())) {

@@ -19,8 +19,11 @@ final class Negotiation {
     }
 
     static boolean acceptable(HttpServletRequest request, StoredResponse response) {
+        return acceptable(Collections.list(request.getHeaders("Accept")), response);
+    }
+
+    static boolean acceptable(List<String> accept, StoredResponse response) {
         Optional<String> stored = response.header("Content-Type");
-        List<String> accept = Collections.list(request.getHeaders("Accept"));
         if (stored.isEmpty() || accept.isEmpty()) {
             return true;
         }

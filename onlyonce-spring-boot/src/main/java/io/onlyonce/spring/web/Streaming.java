@@ -1,8 +1,11 @@
 package io.onlyonce.spring.web;
 
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
-import org.springframework.util.ClassUtils;
 
 /**
  * Return types whose answer is streamed over time rather than written once: they cannot be stored
@@ -19,17 +22,27 @@ final class Streaming {
     private Streaming() {
     }
 
-    /** The simple name of the streaming type {@code type} is or implements, or null. */
+    /**
+     * The simple name of the streaming type {@code type} is, extends or implements, through any
+     * depth of super-interfaces (Reactor's {@code Mono} is a {@code Publisher} through
+     * {@code CorePublisher}), or null.
+     */
     static @Nullable String streamingType(Class<?> type) {
-        for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+        Deque<Class<?>> pending = new ArrayDeque<>();
+        Set<Class<?>> seen = new HashSet<>();
+        pending.add(type);
+        while (!pending.isEmpty()) {
+            Class<?> c = pending.poll();
+            if (c == Object.class || !seen.add(c)) {
+                continue;
+            }
             if (STREAMING_TYPES.contains(c.getName())) {
                 return c.getSimpleName();
             }
-        }
-        for (Class<?> i : ClassUtils.getAllInterfacesForClassAsSet(type)) {
-            if (STREAMING_TYPES.contains(i.getName())) {
-                return i.getSimpleName();
+            if (c.getSuperclass() != null) {
+                pending.add(c.getSuperclass());
             }
+            pending.addAll(List.of(c.getInterfaces()));
         }
         return null;
     }

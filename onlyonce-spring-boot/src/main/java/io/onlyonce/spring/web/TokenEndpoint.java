@@ -1,7 +1,5 @@
 package io.onlyonce.spring.web;
 
-import io.onlyonce.StoreUnavailableException;
-import io.onlyonce.internal.StrictUtf8;
 import io.onlyonce.spring.PrincipalResolver;
 import io.onlyonce.token.IssuedToken;
 import io.onlyonce.token.TokenService;
@@ -78,25 +76,9 @@ public class TokenEndpoint {
     }
 
     private TokenResponse issueFor(HttpServletRequest request, @Nullable String scopeParameter, @Nullable TokenRequest body) {
-        String principal = principals.resolve(request);
-        if (principal == null && principalRequired) {
-            throw OnlyOnceRejection.problem(ProblemType.PRINCIPAL_REQUIRED);
-        }
-        String name = principal == null ? "" : principal;
-        if (!StrictUtf8.isWellFormed(name)) {
-            throw OnlyOnceRejection.problem(ProblemType.PRINCIPAL_REQUIRED);
-        }
         String scope = scopeParameter != null ? scopeParameter : body != null && body.scope() != null ? body.scope() : "";
-        if (scope.length() > MAX_SCOPE || scope.chars().anyMatch(c -> c < 0x20 || c == 0x7F) || !StrictUtf8.isWellFormed(scope)) {
-            throw OnlyOnceRejection.problem(ProblemType.TOKEN_SCOPE_INVALID);
-        }
-        limits.check(name);
-        IssuedToken issued;
-        try {
-            issued = tokens.issue(name, scope);
-        } catch (StoreUnavailableException e) {
-            throw OnlyOnceRejection.problem(ProblemType.STORE_UNAVAILABLE, unavailableRetryAfter);
-        }
+        IssuedToken issued = IdempotentRequests.issue(tokens, limits, principals.resolve(request), principalRequired, scope,
+                unavailableRetryAfter);
         return new TokenResponse(issued.value(), issued.expiresAt());
     }
 }

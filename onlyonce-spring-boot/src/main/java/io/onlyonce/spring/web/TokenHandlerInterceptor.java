@@ -4,11 +4,9 @@ import io.onlyonce.spring.Idempotent;
 import io.onlyonce.spring.PrincipalResolver;
 import io.onlyonce.spring.metrics.OutcomeRecorder;
 import io.onlyonce.token.TokenService;
-import io.onlyonce.token.TokenVerification;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.util.Collections;
-import java.util.List;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.HandlerInterceptor;
@@ -63,22 +61,14 @@ public final class TokenHandlerInterceptor implements HandlerInterceptor {
             recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
             throw OnlyOnceRejection.problem(ProblemType.PRINCIPAL_REQUIRED);
         }
-        List<String> values = Collections.list(request.getHeaders(header));
-        if (values.isEmpty()) {
-            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
-            throw OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_TOKEN_MISSING);
-        }
-        TokenVerification verification = values.size() > 1
-                ? new TokenVerification.Malformed()
-                : tokens.verify(values.get(0).strip(), principal == null ? "" : principal,
-                        TokenScopes.resolve(idempotent.scope(), request));
-        if (verification instanceof TokenVerification.Valid valid) {
-            request.setAttribute(VERIFIED_TOKEN, valid.token());
+        try {
+            request.setAttribute(VERIFIED_TOKEN, IdempotentRequests.verifiedToken(tokens,
+                    Collections.list(request.getHeaders(header)), principal, TokenScopes.resolve(idempotent.scope(), request)));
             return true;
+        } catch (OnlyOnceRejection refused) {
+            recorder.record(OutcomeRecorder.LAYER_BUSINESS,
+                    refused.problemType() == ProblemType.IDEMPOTENCY_TOKEN_MISSING ? "missing_key" : "token_rejected", endpoint);
+            throw refused;
         }
-        recorder.record(OutcomeRecorder.LAYER_BUSINESS, "token_rejected", endpoint);
-        throw OnlyOnceRejection.problem(verification instanceof TokenVerification.WrongBinding
-                ? ProblemType.IDEMPOTENCY_TOKEN_MISMATCH
-                : ProblemType.IDEMPOTENCY_TOKEN_INVALID);
     }
 }

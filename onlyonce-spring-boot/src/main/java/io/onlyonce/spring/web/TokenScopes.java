@@ -32,7 +32,14 @@ final class TokenScopes {
             return scope;
         }
         Object attribute = request.getAttribute(HandlerMapping.URI_TEMPLATE_VARIABLES_ATTRIBUTE);
-        Map<?, ?> variables = attribute instanceof Map<?, ?> map ? map : Map.of();
+        return resolve(scope, attribute instanceof Map<?, ?> map ? map : Map.of());
+    }
+
+    /** {@code scope} with each {@code {name}} replaced by that one of {@code variables}. */
+    static String resolve(String scope, Map<?, ?> variables) {
+        if (scope.indexOf('{') < 0) {
+            return scope;
+        }
         Matcher matcher = PLACEHOLDER.matcher(scope);
         StringBuilder resolved = new StringBuilder();
         while (matcher.find()) {

@@ -45,6 +45,15 @@ class IdempotentStartupValidationTest {
     }
 
     @RestController
+    static class KeyExpressionController {
+        @PostMapping("/keyed")
+        @Idempotent(key = "#id")
+        public String create(@org.springframework.web.bind.annotation.RequestParam String id) {
+            return "ok";
+        }
+    }
+
+    @RestController
     static class PrivateMethodController {
         @PostMapping("/private")
         @Idempotent
@@ -480,22 +489,26 @@ class IdempotentStartupValidationTest {
     }
 
     @Test
-    void idempotentMethodsInAnApplicationThatIsNotAServletOneFailStartUp() {
+    void idempotentHandlersInAnApplicationThatIsNotAWebOneFailStartUpAndAReactiveOneTakesThem() {
         new ApplicationContextRunner().withConfiguration(OnlyOnceAutoConfigurationTest.ONLYONCE)
                 .withPropertyValues(OnlyOnceAutoConfigurationTest.SECRET)
                 .withBean(GoodController.class)
                 .run(context -> {
                     assertThat(context).hasFailed();
-                    assertThat(context.getStartupFailure())
-                            .hasStackTraceContaining("@Idempotent on a web handler needs a Spring MVC (servlet) web application");
+                    assertThat(context.getStartupFailure()).hasStackTraceContaining(
+                            "@Idempotent on a web handler needs a Spring MVC (servlet) or WebFlux (reactive) web application");
                 });
         new ReactiveWebApplicationContextRunner().withConfiguration(OnlyOnceAutoConfigurationTest.ONLYONCE)
                 .withPropertyValues(OnlyOnceAutoConfigurationTest.SECRET)
                 .withBean(GoodController.class)
+                .run(context -> assertThat(context).hasNotFailed());
+        new ReactiveWebApplicationContextRunner().withConfiguration(OnlyOnceAutoConfigurationTest.ONLYONCE)
+                .withPropertyValues(OnlyOnceAutoConfigurationTest.SECRET)
+                .withBean(KeyExpressionController.class)
                 .run(context -> {
                     assertThat(context).hasFailed();
-                    assertThat(context.getStartupFailure())
-                            .hasStackTraceContaining("@Idempotent on a web handler needs a Spring MVC (servlet) web application");
+                    assertThat(context.getStartupFailure()).hasStackTraceContaining(
+                            "KeyExpressionController.create has a key expression, which WebFlux handlers do not support yet");
                 });
         new ApplicationContextRunner().withConfiguration(OnlyOnceAutoConfigurationTest.ONLYONCE)
                 .withPropertyValues(OnlyOnceAutoConfigurationTest.SECRET)

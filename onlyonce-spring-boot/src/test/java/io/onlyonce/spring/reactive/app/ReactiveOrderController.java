@@ -1,0 +1,93 @@
+package io.onlyonce.spring.reactive.app;
+
+import io.onlyonce.spring.Idempotent;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.ResponseStatus;
+import org.springframework.web.bind.annotation.RestController;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+/** Annotated WebFlux endpoints, one per behaviour the tests observe. */
+@RestController
+public class ReactiveOrderController {
+
+    private final ReactiveTestApplication.Executions executions;
+    /** Holds /orders/slow until a test lets it answer. */
+    private final AtomicReference<Sinks.Empty<Void>> gate = new AtomicReference<>(Sinks.empty());
+    private final AtomicInteger cancelled = new AtomicInteger();
+
+    public int cancelled() {
+        return cancelled.get();
+    }
+
+    public ReactiveOrderController(ReactiveTestApplication.Executions executions) {
+        this.executions = executions;
+    }
+
+    public void open() {
+        gate.getAndSet(Sinks.empty()).tryEmitEmpty();
+    }
+
+    @Idempotent
+    @PostMapping(path = "/orders", produces = MediaType.APPLICATION_JSON_VALUE)
+    public Mono<ResponseEntity<String>> create(@RequestBody String body) {
+        return Mono.fromSupplier(() -> {
+            int run = executions.next("orders");
+            return ResponseEntity.status(HttpStatus.CREATED).header("Location", "/orders/" + run)
+                    .body("{\"run\":" + run + ",\"echo\":" + body + "}");
+        });
+    }
+
+    @Idempotent
+    @PostMapping(path = "/orders/plain", produces = MediaType.APPLICATION_JSON_VALUE)
+    public String plain(@RequestBody String body) {
+        return "{\"run\":" + executions.next("plain") + "}";
+    }
+
+    @Idempotent
+    @PostMapping("/orders/slow")
+    public Mono<String> slow(@RequestBody String body) {
+        executions.next("slow");
+        Sinks.Empty<Void> current = gate.get();
+        return current.asMono().then(Mono.fromSupplier(() -> "done"))
+                .doOnCancel(cancelled::incrementAndGet);
+    }
+
+    @Idempotent
+    @ResponseStatus(HttpStatus.ACCEPTED)
+    @PostMapping("/orders/empty")
+    public Mono<Void> empty(@RequestBody String body) {
+        return Mono.fromRunnable(() -> executions.next("empty"));
+    }
+
+    @Idempotent
+    @PostMapping("/orders/flaky")
+    public Mono<String> flaky(@RequestBody String body) {
+        return Mono.defer(() -> executions.next("flaky") == 1
+                ? Mono.error(new IllegalStateException("the first attempt fails"))
+                : Mono.just("second attempt"));
+    }
+
+    @Idempotent(strategy = Idempotent.Strategy.TOKEN, scope = "seckill")
+    @PostMapping(path = "/seckill", produces = MediaType.APPLICATION_JSON_VALUE)
+    public Mono<String> buy() {
+        return Mono.fromSupplier(() -> "{\"order\":" + executions.next("seckill") + "}");
+    }
+
+    @Idempotent
+    @PostMapping(path = "/orders/stream", produces = MediaType.TEXT_PLAIN_VALUE)
+    public Flux<String> stream(@RequestBody String body) {
+        return Flux.defer(() -> {
+            executions.next("stream");
+            return Flux.just("a", "b", "c").delayElements(Duration.ofMillis(5));
+        });
+    }
+}

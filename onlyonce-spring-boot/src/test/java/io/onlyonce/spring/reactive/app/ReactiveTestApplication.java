@@ -1,0 +1,172 @@
+package io.onlyonce.spring.reactive.app;
+
+import io.onlyonce.Fingerprint;
+import io.onlyonce.IdempotencyKey;
+import io.onlyonce.StoreUnavailableException;
+import io.onlyonce.StoredResponse;
+import io.onlyonce.memory.InMemoryIdempotencyStore;
+import io.onlyonce.spring.reactive.OnlyOnceHandlerFilters;
+import io.onlyonce.store.AsyncIdempotencyStore;
+import io.onlyonce.store.ClaimResult;
+import io.onlyonce.store.IdempotencyRecord;
+import io.onlyonce.store.IdempotencyStore;
+import io.onlyonce.store.OwnerToken;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+import org.springframework.security.config.web.server.ServerHttpSecurity;
+import org.springframework.security.core.userdetails.MapReactiveUserDetailsService;
+import org.springframework.security.core.userdetails.User;
+import org.springframework.security.web.server.SecurityWebFilterChain;
+import org.springframework.web.reactive.function.server.RouterFunction;
+import org.springframework.web.reactive.function.server.RouterFunctions;
+import org.springframework.web.reactive.function.server.ServerResponse;
+
+
+/** A WebFlux application with annotated and functional idempotent endpoints, HTTP basic users alice and bob. */
+@SpringBootApplication
+public class ReactiveTestApplication {
+
+    /** How often each endpoint's work ran. */
+    public static final class Executions {
+        private final Map<String, AtomicInteger> counts = new ConcurrentHashMap<>();
+
+        public int next(String endpoint) {
+            return counts.computeIfAbsent(endpoint, e -> new AtomicInteger()).incrementAndGet();
+        }
+
+        public int of(String endpoint) {
+            AtomicInteger count = counts.get(endpoint);
+            return count == null ? 0 : count.get();
+        }
+
+        public void reset() {
+            counts.clear();
+        }
+    }
+
+    @Bean
+    Executions executions() {
+        return new Executions();
+    }
+
+    /** On {@code onlyonce.store=memory}: the store tests can take down. */
+    @Bean
+    @ConditionalOnProperty(name = "onlyonce.store", havingValue = "memory")
+    SwitchableStore switchableStore() {
+        return new SwitchableStore(new InMemoryIdempotencyStore());
+    }
+
+    @Bean
+    SecurityWebFilterChain security(ServerHttpSecurity http) {
+        return http.csrf(ServerHttpSecurity.CsrfSpec::disable)
+                .authorizeExchange(exchanges -> exchanges.anyExchange().authenticated())
+                .httpBasic(basic -> { })
+                .build();
+    }
+
+    @Bean
+    MapReactiveUserDetailsService users() {
+        return new MapReactiveUserDetailsService(
+                User.withUsername("alice").password("{noop}alice-pw").roles("USER").build(),
+                User.withUsername("bob").password("{noop}bob-pw").roles("USER").build());
+    }
+
+    @Bean
+    RouterFunction<ServerResponse> routes(OnlyOnceHandlerFilters onlyOnce, Executions executions) {
+        return RouterFunctions.route()
+                .POST("/routes/orders", request -> request.bodyToMono(String.class).flatMap(body -> {
+                    int run = executions.next("route");
+                    return ServerResponse.status(201).header("Location", "/routes/orders/" + run)
+                            .contentType(org.springframework.http.MediaType.APPLICATION_JSON)
+                            .bodyValue("{\"run\":" + run + ",\"echo\":" + body + "}");
+                }))
+                .filter(onlyOnce.idempotent())
+                .build();
+    }
+
+    /** The in-memory store (asynchronous itself), which a test can take down. */
+    public static final class SwitchableStore implements IdempotencyStore, AsyncIdempotencyStore {
+        private final InMemoryIdempotencyStore delegate;
+        private final AtomicInteger asyncCalls = new AtomicInteger();
+        private volatile boolean down;
+
+        SwitchableStore(InMemoryIdempotencyStore delegate) {
+            this.delegate = delegate;
+        }
+
+        public void down(boolean down) {
+            this.down = down;
+        }
+
+        /** How many asynchronous calls reached this store. */
+        public int asyncCalls() {
+            return asyncCalls.get();
+        }
+
+        private <T> T call(String operation, Supplier<T> call) {
+            if (down) {
+                throw new StoreUnavailableException(operation, new IllegalStateException("down for the test"));
+            }
+            return call.get();
+        }
+
+        private <T> CompletionStage<T> callAsync(String operation, Supplier<CompletionStage<T>> call) {
+            asyncCalls.incrementAndGet();
+            return down
+                    ? CompletableFuture.failedFuture(new StoreUnavailableException(operation, new IllegalStateException("down")))
+                    : call.get();
+        }
+
+        @Override
+        public ClaimResult claim(IdempotencyKey key, Fingerprint fingerprint, Duration lease) {
+            return call("claim", () -> delegate.claim(key, fingerprint, lease));
+        }
+
+        @Override
+        public boolean complete(IdempotencyKey key, OwnerToken owner, @Nullable StoredResponse response, Duration retention) {
+            return call("complete", () -> delegate.complete(key, owner, response, retention));
+        }
+
+        @Override
+        public boolean release(IdempotencyKey key, OwnerToken owner) {
+            return call("release", () -> delegate.release(key, owner));
+        }
+
+        @Override
+        public Optional<IdempotencyRecord> find(IdempotencyKey key) {
+            return call("find", () -> delegate.find(key));
+        }
+
+        @Override
+        public CompletionStage<ClaimResult> claimAsync(IdempotencyKey key, Fingerprint fingerprint, Duration lease) {
+            return callAsync("claim", () -> delegate.claimAsync(key, fingerprint, lease));
+        }
+
+        @Override
+        public CompletionStage<Boolean> completeAsync(IdempotencyKey key, OwnerToken owner,
+                @Nullable StoredResponse response, Duration retention) {
+            return callAsync("complete", () -> delegate.completeAsync(key, owner, response, retention));
+        }
+
+        @Override
+        public CompletionStage<Boolean> releaseAsync(IdempotencyKey key, OwnerToken owner) {
+            return callAsync("release", () -> delegate.releaseAsync(key, owner));
+        }
+
+        @Override
+        public CompletionStage<Optional<IdempotencyRecord>> findAsync(IdempotencyKey key) {
+            return callAsync("find", () -> delegate.findAsync(key));
+        }
+    }
+
+}

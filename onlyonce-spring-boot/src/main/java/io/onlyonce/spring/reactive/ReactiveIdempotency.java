@@ -135,7 +135,7 @@ public final class ReactiveIdempotency {
         }
         String name;
         try {
-            name = IdempotentRequests.headerKey(exchange.getRequest().getHeaders().getOrEmpty(keyHeader),
+            name = IdempotentRequests.headerKey(HeaderValues.of(exchange.getRequest().getHeaders(), keyHeader),
                     method.annotation().required());
         } catch (OnlyOnceRejection refused) {
             recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
@@ -187,7 +187,7 @@ public final class ReactiveIdempotency {
                     throw OnlyOnceRejection.problem(ProblemType.PRINCIPAL_REQUIRED);
                 }
                 Map<?, ?> variables = exchange.getAttributeOrDefault(HandlerMapping.URI_TEMPLATE_VARIABLES_ATTRIBUTE, Map.of());
-                token = IdempotentRequests.verifiedToken(tokens, exchange.getRequest().getHeaders().getOrEmpty(tokenHeader),
+                token = IdempotentRequests.verifiedToken(tokens, HeaderValues.of(exchange.getRequest().getHeaders(), tokenHeader),
                         principal.orElse(null), IdempotentRequests.tokenScope(method.annotation().scope(), variables));
                 resultKey = IdempotentRequests.tokenResultKey(IdempotentRequests.scope(endpoint, principal.orElse(null)), token);
             } catch (OnlyOnceRejection refused) {
@@ -289,7 +289,7 @@ public final class ReactiveIdempotency {
         }
         for (String header : method.fingerprintHeaders()) {
             builder.add(header.toLowerCase(Locale.ROOT));
-            builder.add(String.join("\n", request.getHeaders().getOrEmpty(header)));
+            builder.add(String.join("\n", HeaderValues.of(request.getHeaders(), header)));
         }
         return builder.build();
     }
@@ -388,7 +388,7 @@ public final class ReactiveIdempotency {
     /** Answers an outcome that lets nothing run: the replay, or the refusal's problem. */
     private Mono<Void> answer(ServerWebExchange exchange, Outcome outcome, String endpoint) {
         if (outcome instanceof Outcome.Replayed replayed) {
-            if (!IdempotentRequests.acceptable(exchange.getRequest().getHeaders().getOrEmpty(HttpHeaders.ACCEPT),
+            if (!IdempotentRequests.acceptable(HeaderValues.of(exchange.getRequest().getHeaders(), HttpHeaders.ACCEPT),
                     replayed.response())) {
                 recorder.record(OutcomeRecorder.LAYER_BUSINESS, "not_acceptable", endpoint);
                 return problem(exchange, OnlyOnceRejection.problem(ProblemType.REPLAY_NOT_ACCEPTABLE));
@@ -406,7 +406,7 @@ public final class ReactiveIdempotency {
     private static Mono<Void> replay(ServerHttpResponse response, StoredResponse replay) {
         response.setStatusCode(HttpStatusCode.valueOf(replay.status()));
         HttpHeaders headers = response.getHeaders();
-        headers.remove(HttpHeaders.CONTENT_TYPE);
+        headers.setContentType(null); // removes it; remove(String) is Spring Framework 7's only
         Set<String> written = new HashSet<>();
         for (StoredResponse.Header header : replay.headers()) {
             if (written.add(header.name().toLowerCase(Locale.ROOT))) {
@@ -461,6 +461,6 @@ public final class ReactiveIdempotency {
         members.put("detail", problem.getDetail());
         members.put("instance", request.getURI().getRawPath());
         members.putAll(rejection.properties());
-        return ProblemJson.bytes(members);
+        return io.onlyonce.internal.json.Json.onClassPath().write(members);
     }
 }

@@ -80,8 +80,20 @@ public final class IdempotentMethodValidator implements BeanPostProcessor, BeanF
     @Override
     public void setApplicationContext(ApplicationContext context) {
         servlet = context instanceof WebApplicationContext;
-        reactive = context instanceof org.springframework.boot.web.context.reactive.ReactiveWebApplicationContext
+        reactive = isReactive(context)
                 && ClassUtils.isPresent("org.springframework.web.reactive.DispatcherHandler", getClass().getClassLoader());
+    }
+
+    /** Whether {@code context} is a reactive web one, under Spring Boot 4's name of its type or 3's. */
+    private static boolean isReactive(ApplicationContext context) {
+        ClassLoader loader = IdempotentMethodValidator.class.getClassLoader();
+        for (String type : java.util.List.of("org.springframework.boot.web.context.reactive.ReactiveWebApplicationContext",
+                "org.springframework.boot.web.reactive.context.ReactiveWebApplicationContext")) {
+            if (ClassUtils.isPresent(type, loader) && ClassUtils.resolveClassName(type, loader).isInstance(context)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override

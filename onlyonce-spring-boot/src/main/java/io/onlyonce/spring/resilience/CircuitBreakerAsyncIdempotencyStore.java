@@ -21,8 +21,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * An {@link AsyncIdempotencyStore} whose calls go through a circuit breaker (the blocking store's
  * breaker, so both paths open and close it together): each call's outcome and duration count when
- * its stage completes; an open circuit fails the stage with {@link StoreUnavailableException}
- * without calling the store.
+ * its stage completes; an open circuit fails a claim's or a lookup's stage with
+ * {@link StoreUnavailableException} without calling the store, but never refuses a completion or a
+ * release (the work they record already ran).
  */
 public final class CircuitBreakerAsyncIdempotencyStore implements AsyncIdempotencyStore {
 
@@ -36,27 +37,27 @@ public final class CircuitBreakerAsyncIdempotencyStore implements AsyncIdempoten
 
     @Override
     public CompletionStage<ClaimResult> claimAsync(IdempotencyKey key, Fingerprint fingerprint, Duration lease) {
-        return call("claim", () -> delegate.claimAsync(key, fingerprint, lease));
+        return call("claim", false, () -> delegate.claimAsync(key, fingerprint, lease));
     }
 
     @Override
     public CompletionStage<Boolean> completeAsync(IdempotencyKey key, OwnerToken owner, @Nullable StoredResponse response,
             Duration retention) {
-        return call("complete", () -> delegate.completeAsync(key, owner, response, retention));
+        return call("complete", true, () -> delegate.completeAsync(key, owner, response, retention));
     }
 
     @Override
     public CompletionStage<Boolean> releaseAsync(IdempotencyKey key, OwnerToken owner) {
-        return call("release", () -> delegate.releaseAsync(key, owner));
+        return call("release", true, () -> delegate.releaseAsync(key, owner));
     }
 
     @Override
     public CompletionStage<Optional<IdempotencyRecord>> findAsync(IdempotencyKey key) {
-        return call("find", () -> delegate.findAsync(key));
+        return call("find", false, () -> delegate.findAsync(key));
     }
 
-    private <T> CompletionStage<T> call(String operation, Supplier<CompletionStage<T>> call) {
-        if (!breaker.tryAcquirePermission()) {
+    private <T> CompletionStage<T> call(String operation, boolean recordsDoneWork, Supplier<CompletionStage<T>> call) {
+        if (!recordsDoneWork && !breaker.tryAcquirePermission()) {
             return CompletableFuture.failedFuture(new StoreUnavailableException(operation + " (circuit open)",
                     CallNotPermittedException.createCallNotPermittedException(breaker)));
         }

@@ -12,7 +12,12 @@ import java.time.Duration;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
-/** An {@link IdempotencyStore} whose calls go through a circuit breaker. */
+/**
+ * An {@link IdempotencyStore} whose calls go through a circuit breaker. An open circuit refuses
+ * claims and lookups (new work is not started on a failing store) but never a completion or a
+ * release: the work they record already ran, so they are attempted within the store's budget, and
+ * their outcome counts toward the breaker.
+ */
 public final class CircuitBreakerIdempotencyStore implements IdempotencyStore {
 
     private final IdempotencyStore delegate;
@@ -30,12 +35,12 @@ public final class CircuitBreakerIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean complete(IdempotencyKey key, OwnerToken owner, @Nullable StoredResponse response, Duration retention) {
-        return CircuitBreakers.call(breaker, "complete", () -> delegate.complete(key, owner, response, retention));
+        return CircuitBreakers.attempt(breaker, () -> delegate.complete(key, owner, response, retention));
     }
 
     @Override
     public boolean release(IdempotencyKey key, OwnerToken owner) {
-        return CircuitBreakers.call(breaker, "release", () -> delegate.release(key, owner));
+        return CircuitBreakers.attempt(breaker, () -> delegate.release(key, owner));
     }
 
     @Override

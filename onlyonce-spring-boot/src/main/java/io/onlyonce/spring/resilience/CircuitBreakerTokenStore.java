@@ -28,6 +28,6 @@ public final class CircuitBreakerTokenStore implements TokenStore {
 
     @Override
     public boolean restore(OneTimeToken token) {
-        return CircuitBreakers.call(breaker, "restore token", () -> delegate.restore(token));
+        return CircuitBreakers.attempt(breaker, () -> delegate.restore(token)); // puts back what a failed call took
     }
 }

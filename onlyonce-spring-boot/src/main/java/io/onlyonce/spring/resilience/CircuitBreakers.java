@@ -18,4 +18,21 @@ final class CircuitBreakers {
             throw new StoreUnavailableException(operation + " (circuit open)", open);
         }
     }
+
+    /**
+     * Runs a call that records work already done (a completion, a release) whatever the circuit's
+     * state: refusing it would leave the record in progress until its lease ends, and a retry after
+     * that would run the work again. Its outcome and duration still count toward the breaker.
+     */
+    static <T> T attempt(CircuitBreaker breaker, Supplier<T> call) {
+        long start = breaker.getCurrentTimestamp();
+        try {
+            T result = call.get();
+            breaker.onResult(breaker.getCurrentTimestamp() - start, breaker.getTimestampUnit(), result);
+            return result;
+        } catch (RuntimeException failure) {
+            breaker.onError(breaker.getCurrentTimestamp() - start, breaker.getTimestampUnit(), failure);
+            throw failure;
+        }
+    }
 }

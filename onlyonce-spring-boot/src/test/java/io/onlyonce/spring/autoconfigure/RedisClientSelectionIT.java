@@ -73,8 +73,10 @@ class RedisClientSelectionIT {
     }
 
     @Test
-    void jedisWorksWithoutLettuceOnTheClasspath() {
-        // a Jedis application that excludes lettuce-core from onlyonce-redis
+    void jedisIsUsedWhereSpringBootSeesNoLettuce() {
+        // Boot's conditions do not see Lettuce, so it makes a JedisConnectionFactory; this filter
+        // hides classes from the conditions only: lettuce-core itself must stay on the classpath,
+        // the Redis store classes need it (docs/stores.md)
         runner.withClassLoader(new FilteredClassLoader("io.lettuce")).run(context -> {
             assertThat(context).hasNotFailed().hasSingleBean(JedisConnectionFactory.class)
                     .hasSingleBean(OnlyOnceRedisConfiguration.ThroughConnectionFactory.class);

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # Ensures the local services the test-suite needs are installed and running:
 #   Redis 6379, PostgreSQL 5432, MariaDB 3306, RabbitMQ 5672 (skipped with
-#   ONLYONCE_NEED_RABBIT=0), then the 3-node Redis Cluster (scripts/redis-cluster.sh).
+#   ONLYONCE_NEED_RABBIT=0), Kafka 9092 (a single-node KRaft broker assembled from Maven Central by
+#   scripts/kafka/kafka.sh; skipped with ONLYONCE_NEED_KAFKA=0), then the 3-node Redis Cluster
+#   (scripts/redis-cluster.sh).
 # Idempotent: anything that already answers is left untouched.
 #   scripts/services.sh                   all of them
-#   scripts/services.sh redis postgres    only those named (redis, postgres, mariadb, rabbitmq, cluster)
+#   scripts/services.sh redis postgres    only those named (redis, postgres, mariadb, rabbitmq, kafka, cluster)
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 WAIT_SECS="${ONLYONCE_SERVICE_WAIT_SECS:-60}"
 ONLYONCE_NEED_RABBIT="${ONLYONCE_NEED_RABBIT:-1}"
+ONLYONCE_NEED_KAFKA="${ONLYONCE_NEED_KAFKA:-1}"
 
 log() { echo "[services] $*"; }
 warn() { echo "[services] WARNING: $*" >&2; }
@@ -246,6 +249,15 @@ ensure_rabbitmq() {
   log "rabbitmq: ok"
 }
 
+# ----------------------------------------------------------------- Kafka 9092
+ensure_kafka() {
+  if tcp_open 9092; then
+    log "kafka 9092: already running"
+    return 0
+  fi
+  detach_lock bash "$SCRIPT_DIR/kafka/kafka.sh" start || die "kafka did not start (scripts/kafka/kafka.sh)"
+}
+
 # ----------------------------------------------------------------------- main
 if [ "$#" -gt 0 ]; then
   for service in "$@"; do
@@ -254,8 +266,9 @@ if [ "$#" -gt 0 ]; then
       postgres) ensure_postgres ;;
       mariadb) ensure_mariadb ;;
       rabbitmq) ensure_rabbitmq ;;
+      kafka) ensure_kafka ;;
       cluster) detach_lock bash "$SCRIPT_DIR/redis-cluster.sh" ;;
-      *) die "unknown service '$service' (redis, postgres, mariadb, rabbitmq, cluster)" ;;
+      *) die "unknown service '$service' (redis, postgres, mariadb, rabbitmq, kafka, cluster)" ;;
     esac
   done
   log "ready: $*"
@@ -269,6 +282,11 @@ if [ "$ONLYONCE_NEED_RABBIT" = "1" ]; then
   ensure_rabbitmq
 else
   log "rabbitmq: skipped (ONLYONCE_NEED_RABBIT=0)"
+fi
+if [ "$ONLYONCE_NEED_KAFKA" = "1" ]; then
+  ensure_kafka
+else
+  log "kafka: skipped (ONLYONCE_NEED_KAFKA=0)"
 fi
 
 detach_lock bash "$SCRIPT_DIR/redis-cluster.sh"

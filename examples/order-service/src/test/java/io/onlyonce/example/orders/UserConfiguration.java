@@ -11,7 +11,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
  * One configuration the order service runs in for a test class: its database (PostgreSQL through
  * JdbcClient, or MariaDB through MyBatis), and where OnlyOnce keeps its records (Redis, configured
  * only through {@code spring.data.redis.*}; or the JDBC store, joined to the business transaction
- * on a pool of four with autocommit off, or not).
+ * on a pool of four with autocommit off, or not, on a pool twice the request threads).
  *
  * @param database the database of its own
  * @param redisPrefix the key prefix of the Redis store, or null for the JDBC store
@@ -49,6 +49,13 @@ record UserConfiguration(ScratchDatabase database, @Nullable String redisPrefix,
         if (joined) {
             registry.add("spring.datasource.hikari.maximum-pool-size", () -> 4);
             registry.add("spring.datasource.hikari.auto-commit", () -> false);
+            registry.add("spring.datasource.hikari.connection-timeout", () -> 10_000);
+        } else {
+            // not joined, each call holds the transaction's connection and borrows a second one for
+            // the store (start-up warns of it): the pool covers twice the request threads, as the
+            // warning asks, or a burst of 50 starves it until Hikari's connection timeout
+            registry.add("server.tomcat.threads.max", () -> 8);
+            registry.add("spring.datasource.hikari.maximum-pool-size", () -> 20);
             registry.add("spring.datasource.hikari.connection-timeout", () -> 10_000);
         }
     }

@@ -48,8 +48,9 @@ import org.jspecify.annotations.Nullable;
  *       {@code FOR UPDATE SKIP LOCKED}, so that concurrent relays take different rows; set them
  *       SENDING with a fresh fencing token as {@code sending_owner}, {@code sending_since_ms} now and
  *       {@code next_attempt_at_ms} now + {@link RelayConfig#lease()}, one more attempt; commit.
- *   <li><b>Publish</b> each claimed message outside any transaction or row lock, and wait for the
- *       confirms, at most {@link RelayConfig#publishTimeout()} (shorter than the lease).
+ *   <li><b>Publish</b> the claimed messages together ({@link MessageTransport#publishAll}) outside any
+ *       transaction or row lock, and wait for the confirms, at most {@link RelayConfig#publishTimeout()}
+ *       (shorter than the lease).
  *   <li><b>Mark</b>, each statement a transaction of its own and guarded by the fencing token (a
  *       claim that lost its row to another relay changes nothing): confirmed rows SUCCESS with
  *       {@code sent_at_ms}; failed ones (nack, unroutable, no confirm in time) back to PREPARED, due
@@ -237,9 +238,9 @@ public final class OutboxRelay implements AutoCloseable {
             return 0;
         }
         claimed.add(rows.size());
-        Map<ClaimedRow, CompletableFuture<Void>> publishing = new LinkedHashMap<>();
         List<Failure> failures = new ArrayList<>();
         List<Failure> exhausted = new ArrayList<>();
+        List<ClaimedRow> publishable = new ArrayList<>(rows.size());
         for (ClaimedRow row : rows) {
             OutboxMessage message = row.message();
             if (message == null) {
@@ -248,9 +249,10 @@ public final class OutboxRelay implements AutoCloseable {
                 exhausted.add(new Failure(row, new TimeoutException("the lease of attempt " + (row.attempts() - 1)
                         + " passed before its relay marked it, and no attempts are left")));
             } else {
-                publishing.put(row, publish(message));
+                publishable.add(row);
             }
         }
+        Map<ClaimedRow, CompletableFuture<Void>> publishing = publish(publishable);
         List<ClaimedRow> confirmed = new ArrayList<>();
         boolean interrupted = await(publishing, confirmed, failures);
         try {
@@ -263,14 +265,35 @@ public final class OutboxRelay implements AutoCloseable {
         return rows.size();
     }
 
-    private CompletableFuture<Void> publish(OutboxMessage message) {
-        try {
-            CompletableFuture<Void> future = transport.publish(message);
-            return future != null ? future
-                    : CompletableFuture.failedFuture(new IllegalStateException("the transport returned no future"));
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
+    /** Hands the batch to the transport at once; a transport that throws or answers badly fails the whole batch. */
+    private Map<ClaimedRow, CompletableFuture<Void>> publish(List<ClaimedRow> rows) {
+        Map<ClaimedRow, CompletableFuture<Void>> publishing = new LinkedHashMap<>();
+        if (rows.isEmpty()) {
+            return publishing;
         }
+        List<OutboxMessage> messages = new ArrayList<>(rows.size());
+        for (ClaimedRow row : rows) {
+            messages.add(Objects.requireNonNull(row.message()));
+        }
+        List<CompletableFuture<Void>> futures;
+        try {
+            futures = transport.publishAll(messages);
+            if (futures == null || futures.size() != rows.size()) {
+                throw new IllegalStateException("the transport answered " + (futures == null ? "no" : futures.size())
+                        + " futures for " + rows.size() + " messages");
+            }
+        } catch (RuntimeException e) {
+            for (ClaimedRow row : rows) {
+                publishing.put(row, CompletableFuture.failedFuture(e));
+            }
+            return publishing;
+        }
+        for (int i = 0; i < rows.size(); i++) {
+            CompletableFuture<Void> future = futures.get(i);
+            publishing.put(rows.get(i), future != null ? future
+                    : CompletableFuture.failedFuture(new IllegalStateException("the transport returned no future")));
+        }
+        return publishing;
     }
 
     /**

@@ -172,6 +172,49 @@ abstract class RelaySuite {
     }
 
     @Test
+    void aClaimedBatchGoesToTheTransportInOneCallAndABatchItRefusesIsAFailedAttemptOfEveryRow() throws Exception {
+        String first = AbstractMessagingTest.uniqueId("batch");
+        String second = AbstractMessagingTest.uniqueId("batch");
+        String third = AbstractMessagingTest.uniqueId("batch");
+        t.recordCommitted(AbstractMessagingTest.message(first), AbstractMessagingTest.message(second),
+                AbstractMessagingTest.message(third));
+        List<List<String>> batches = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicBoolean refuse = new java.util.concurrent.atomic.AtomicBoolean(true);
+        MessageTransport batching = new MessageTransport() {
+            @Override
+            public CompletableFuture<Void> publish(OutboxMessage message) {
+                throw new AssertionError("the relay hands batches to publishAll");
+            }
+
+            @Override
+            public List<CompletableFuture<Void>> publishAll(List<OutboxMessage> messages) {
+                batches.add(messages.stream().map(OutboxMessage::id).toList());
+                if (refuse.get()) {
+                    throw new IllegalStateException("producer closed");
+                }
+                return messages.stream().map(message -> CompletableFuture.<Void>completedFuture(null)).toList();
+            }
+        };
+        OutboxRelay relay = new OutboxRelay(t.dataSource(), t.dialect(), batching, quick().build());
+
+        assertThat(relay.pollOnce()).isEqualTo(3);
+        assertThat(batches).hasSize(1);
+        assertThat(batches.get(0)).containsExactlyInAnyOrder(first, second, third);
+        for (String id : List.of(first, second, third)) {
+            assertThat(t.row(id).status()).isEqualTo("PREPARED");
+            assertThat(t.row(id).lastError()).isEqualTo("IllegalStateException: producer closed");
+        }
+
+        refuse.set(false);
+        Thread.sleep(200); // the quick backoff
+        assertThat(relay.pollOnce()).isEqualTo(3);
+        assertThat(batches).hasSize(2);
+        for (String id : List.of(first, second, third)) {
+            assertThat(t.row(id).status()).isEqualTo("SUCCESS");
+        }
+    }
+
+    @Test
     void aRelayThatDiedBetweenPublishAndMarkIsSweptAfterItsLeaseAndTheConsumerAppliesTheEffectOnce() throws Exception {
         String id = AbstractMessagingTest.uniqueId("stock");
         t.recordCommitted(AbstractMessagingTest.message(id));

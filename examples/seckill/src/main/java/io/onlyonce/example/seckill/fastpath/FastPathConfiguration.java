@@ -12,6 +12,7 @@ import io.onlyonce.spring.messaging.TransactionalOutbox;
 import io.onlyonce.spring.metrics.OnlyOnceStatistics;
 import java.time.Clock;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -73,14 +74,16 @@ public class FastPathConfiguration {
     }
 
     @Bean
-    StockReturnOutbox stockReturnOutbox(TransactionalOutbox outbox, JsonMapper json) {
-        return new StockReturnOutbox(outbox, json);
+    StockReturnOutbox stockReturnOutbox(TransactionalOutbox outbox, JsonMapper json,
+            @Value("${" + OrderPaidOutbox.EXCHANGE_PROPERTY + ":" + OrderPaidOutbox.EXCHANGE + "}") String exchange) {
+        return new StockReturnOutbox(outbox, json, exchange);
     }
 
     /** Gives a cancelled order's units back to the Redis stock: once per order, however often the message comes. */
     @Bean
-    ConsumerDefinition stockReturnConsumer(JsonMapper json, RedisStock stock, MeterRegistry registry) {
-        return ConsumerDefinition.of(STOCK_RETURN_CONSUMER, OrderPaidOutbox.EXCHANGE, StockReturnOutbox.STOCK_RETURNED,
+    ConsumerDefinition stockReturnConsumer(JsonMapper json, RedisStock stock, MeterRegistry registry,
+            @Value("${" + OrderPaidOutbox.EXCHANGE_PROPERTY + ":" + OrderPaidOutbox.EXCHANGE + "}") String exchange) {
+        return ConsumerDefinition.of(STOCK_RETURN_CONSUMER, exchange, StockReturnOutbox.STOCK_RETURNED,
                 (message, connection) -> {
                     StockReturnOutbox.StockReturned returned;
                     try {

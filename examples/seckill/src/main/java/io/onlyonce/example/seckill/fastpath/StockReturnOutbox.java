@@ -34,10 +34,12 @@ public class StockReturnOutbox implements StockReturns {
 
     private final TransactionalOutbox outbox;
     private final JsonMapper json;
+    private final String exchange;
 
-    public StockReturnOutbox(TransactionalOutbox outbox, JsonMapper json) {
+    public StockReturnOutbox(TransactionalOutbox outbox, JsonMapper json, String exchange) {
         this.outbox = outbox;
         this.json = json;
+        this.exchange = exchange;
     }
 
     @Override
@@ -48,7 +50,7 @@ public class StockReturnOutbox implements StockReturns {
         StockReturned payload = new StockReturned(order.orderNo(), order.businessId(), order.userId(), order.activityId(),
                 order.productId(), order.quantity());
         outbox.record(new OutboxMessage(OutboxMessage.id(order.orderNo(), "stock_returned"),
-                io.onlyonce.example.seckill.message.OrderPaidOutbox.EXCHANGE, STOCK_RETURNED,
-                json.writeValueAsString(payload), Map.of()));
+                exchange, STOCK_RETURNED, json.writeValueAsString(payload),
+                Map.of(io.onlyonce.example.seckill.message.OrderPaidOutbox.KEY_HEADER, order.orderNo())));
     }
 }

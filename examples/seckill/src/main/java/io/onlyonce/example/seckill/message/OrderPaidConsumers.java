@@ -9,6 +9,7 @@ import java.sql.PreparedStatement;
 import java.time.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import tools.jackson.core.JacksonException;
@@ -34,9 +35,12 @@ public class OrderPaidConsumers {
 
     private static final Logger log = LoggerFactory.getLogger(OrderPaidConsumers.class);
 
+    /** The exchange (topic) the consumers are bound to: the one the outbox publishes to. */
+    private static final String EXCHANGE = "${" + OrderPaidOutbox.EXCHANGE_PROPERTY + ":" + OrderPaidOutbox.EXCHANGE + "}";
+
     @Bean
-    ConsumerDefinition pointsConsumer(JsonMapper json) {
-        return ConsumerDefinition.of(POINTS, OrderPaidOutbox.EXCHANGE, OrderPaidOutbox.ORDER_PAID, (message, connection) -> {
+    ConsumerDefinition pointsConsumer(JsonMapper json, @Value(EXCHANGE) String exchange) {
+        return ConsumerDefinition.of(POINTS, exchange, OrderPaidOutbox.ORDER_PAID, (message, connection) -> {
             OrderPaidMessage paid = parse(json, message);
             try (PreparedStatement credit = connection.prepareStatement("UPDATE users SET points = points + ? WHERE id = ?")) {
                 credit.setBigDecimal(1, paid.amount());
@@ -50,8 +54,8 @@ public class OrderPaidConsumers {
     }
 
     @Bean
-    ConsumerDefinition shipmentConsumer(JsonMapper json, Clock clock) {
-        return ConsumerDefinition.of(SHIPMENT, OrderPaidOutbox.EXCHANGE, OrderPaidOutbox.ORDER_PAID, (message, connection) -> {
+    ConsumerDefinition shipmentConsumer(JsonMapper json, Clock clock, @Value(EXCHANGE) String exchange) {
+        return ConsumerDefinition.of(SHIPMENT, exchange, OrderPaidOutbox.ORDER_PAID, (message, connection) -> {
             OrderPaidMessage paid = parse(json, message);
             String shipmentNo = "S" + TsidCreator.getTsid();
             ship(connection, paid, shipmentNo, clock.millis());

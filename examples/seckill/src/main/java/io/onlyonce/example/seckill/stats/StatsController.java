@@ -32,10 +32,13 @@ public class StatsController {
 
     private final OnlyOnceStatistics statistics;
     private final JdbcClient jdbc;
+    private final String transport;
 
-    public StatsController(OnlyOnceStatistics statistics, JdbcClient jdbc) {
+    public StatsController(OnlyOnceStatistics statistics, JdbcClient jdbc,
+            @org.springframework.beans.factory.annotation.Value("${onlyonce.messaging.transport:in-process}") String transport) {
         this.statistics = statistics;
         this.jdbc = jdbc;
+        this.transport = transport.toLowerCase(java.util.Locale.ROOT).replace('_', '-');
     }
 
     /**
@@ -71,14 +74,15 @@ public class StatsController {
      * @param orders status → orders in the database, and {@code total}
      * @param payments distinct payments in the database: {@code paid} (each paid an order) and
      *     {@code refunds} (further payments of paid or cancelled orders, to be refunded)
-     * @param messages the message layer in this instance: {@code sent} by the outbox relay (on the
+     * @param messages the message layer in this instance: the {@code transport} its messages go through
+     *     ({@code in-process}, {@code rabbit} or {@code kafka}), {@code sent} by the outbox relay (on the
      *     broker's confirm), {@code processed} by the consumers, {@code duplicatesDropped} by their
      *     inboxes, {@code deadLettered}; and {@code pending} and {@code failed} outbox rows in the database
      * @param activities stock per flash-sale product
      * @param oversell the oversell check
      */
     public record Stats(Map<String, Map<String, Long>> layers, Map<String, Long> duplicatesStopped,
-            Map<String, Long> orders, Map<String, Long> payments, Map<String, Long> messages,
+            Map<String, Long> orders, Map<String, Long> payments, Map<String, Object> messages,
             List<ActivityStock> activities, OversellCheck oversell) {
     }
 
@@ -102,7 +106,8 @@ public class StatsController {
         }
         orders.put("total", total);
         Map<String, Long> message = layers.getOrDefault("message", Map.of());
-        Map<String, Long> messages = new LinkedHashMap<>();
+        Map<String, Object> messages = new LinkedHashMap<>();
+        messages.put("transport", transport);
         messages.put("sent", message.getOrDefault("sent", 0L));
         messages.put("processed", message.getOrDefault("processed", 0L));
         messages.put("duplicatesDropped", message.getOrDefault("duplicate_dropped", 0L));

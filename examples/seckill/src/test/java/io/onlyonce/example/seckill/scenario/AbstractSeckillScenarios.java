@@ -103,6 +103,11 @@ public abstract class AbstractSeckillScenarios {
         return false;
     }
 
+    /** The transport the service's messages go through, as {@code /api/stats} names it. */
+    protected String transport() {
+        return "in-process";
+    }
+
     /** The request window on a shared store, where tests wait for it in real time: shorter than the service's 1 s. */
     protected static final Duration SHARED_STORE_WINDOW = Duration.ofMillis(400);
 
@@ -533,6 +538,7 @@ public abstract class AbstractSeckillScenarios {
         Response stats = api.get("/api/stats", buyer);
         assertThat(stats.json().get("messages").get("sent").asLong()).isGreaterThanOrEqualTo(4);
         assertThat(stats.json().get("messages").get("failed").asLong()).isZero();
+        assertThat(stats.json().get("messages").get("transport").asString()).isEqualTo(transport());
     }
 
     @Test

@@ -31,6 +31,11 @@ class PostgresRabbitSeckillIT extends AbstractSeckillScenarios {
         registry.add("spring.rabbitmq.virtual-host", () -> VHOST);
     }
 
+    @Override
+    protected String transport() {
+        return "rabbit";
+    }
+
     @AfterAll
     static void dropDatabase() {
         ExternalDatabases.dropPostgres(DATABASE);

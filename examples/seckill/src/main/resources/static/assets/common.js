@@ -166,6 +166,7 @@ const OO = (() => {
       case 'duplicate-request': return t('window');
       case 'too-many-requests':
       case 'token-rate-limited': return t('rate', retryAfter);
+      case 'idempotency-token-expired':
       case 'idempotency-token-invalid':
       case 'idempotency-token-missing':
       case 'idempotency-token-mismatch': return t('tokenExpired');

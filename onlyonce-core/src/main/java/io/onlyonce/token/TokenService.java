@@ -125,6 +125,15 @@ public final class TokenService {
         return store.consume(token);
     }
 
+    /**
+     * Whether {@code token} has passed the expiry it was signed with, on this service's clock: what
+     * a caller is told when the store refused a token that no request ran with (it expired unused,
+     * rather than being submitted twice). The store's refusal, not this, decides whether it may be used.
+     */
+    public boolean expired(OneTimeToken token) {
+        return !clock.instant().isBefore(token.expiresAt());
+    }
+
     /** Makes a consumed, unexpired token usable again (opt-in restore on failure). */
     public boolean restore(OneTimeToken token) {
         return store.restore(token);

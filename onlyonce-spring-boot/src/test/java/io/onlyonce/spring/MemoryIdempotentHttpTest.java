@@ -13,6 +13,9 @@ import org.springframework.test.context.TestPropertySource;
 @TestPropertySource(properties = "onlyonce.store=memory")
 class MemoryIdempotentHttpTest extends AbstractIdempotentHttpTest {
 
+    @org.springframework.beans.factory.annotation.Autowired
+    io.onlyonce.spring.metrics.OnlyOnceStatistics statistics;
+
     @Test
     void aBodyLongerThanTheFingerprintLimitIsRefusedRatherThanFingerprintedByItsPrefix() {
         String item = "x".repeat(1024 * 1024 + 10);
@@ -30,11 +33,28 @@ class MemoryIdempotentHttpTest extends AbstractIdempotentHttpTest {
     }
 
     @Test
-    void anExpiredTokenIs409() {
-        String token = token("alice", "seckill");
+    void aTokenThatExpiredUnusedIsToldExpiredInBothLanguagesAndAUsedOneStaysADuplicateAfterItsExpiry() {
+        String unused = token("alice", "seckill");
+        String unusedToo = token("alice", "seckill");
+        String used = token("alice", "seckill");
+        assertThat(submit("/seckill", "alice", used).statusCode()).isEqualTo(201);
+        long businessBefore = statistics.byLayer().getOrDefault("business", java.util.Map.of())
+                .getOrDefault("token_expired", 0L);
         clock.advance(Duration.ofMinutes(10).plusSeconds(1));
-        assertProblem(submit("/seckill", "alice", token), 409, "duplicate-submission");
-        assertThat(orders.executions("seckill")).isZero();
+
+        HttpResponse<String> expired = submit("/seckill", "alice", unused);
+        assertProblem(expired, 400, "idempotency-token-expired");
+        assertThat(expired.body()).contains("Request a new token");
+        HttpResponse<String> zh = http.send(http.post("/seckill", "alice", ORDER)
+                .header("Idempotency-Token", unusedToo).header("Accept-Language", "zh-CN"));
+        assertProblem(zh, 400, "idempotency-token-expired");
+        assertThat(zh.body()).contains("令牌已过期");
+        assertThat(orders.executions("seckill")).isEqualTo(1);
+        assertThat(statistics.byLayer().get("business").get("token_expired")).isEqualTo(businessBefore + 2);
+
+        // the used token passed its expiry too, but a request ran with it: still a duplicate submission
+        assertProblem(submit("/seckill", "alice", used), 409, "duplicate-submission");
+        assertThat(orders.executions("seckill")).isEqualTo(1);
     }
 
     @Test

@@ -235,7 +235,9 @@ public class OnlyOnceAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     MethodSettings.Factory onlyOnceMethodSettings(IdempotencyConfig defaults, OnlyOnceProperties properties) {
-        return new MethodSettings.Factory(defaults, properties.token().ttl(), properties.key().replayExcludedHeaders(),
+        // a token request's answer outlives the token: a duplicate sent after the token expired is still
+        // told "duplicate submission" (with the first answer), not "expired, get a new token"
+        return new MethodSettings.Factory(defaults, properties.token().ttl().multipliedBy(2), properties.key().replayExcludedHeaders(),
                 properties.key().maxBodySize().toBytes());
     }
 

@@ -201,12 +201,15 @@ public final class ReactiveIdempotency {
                             () -> recorder.record(OutcomeRecorder.LAYER_BUSINESS, "store_error", endpoint)))
                     .flatMap(consumed -> {
                         if (!consumed) {
-                            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "duplicate_token", endpoint);
                             return Mono.fromCompletionStage(() -> store.findAsync(resultKey))
-                                    .map(IdempotentRequests::firstResult)
-                                    .onErrorReturn(StoreUnavailableException.class, Map.of())
-                                    .flatMap(first -> problem(exchange,
-                                            OnlyOnceRejection.problem(ProblemType.DUPLICATE_SUBMISSION, first)));
+                                    .onErrorReturn(StoreUnavailableException.class, java.util.Optional.empty())
+                                    .flatMap(first -> {
+                                        OnlyOnceRejection refused = IdempotentRequests.refusedToken(tokens, token, first);
+                                        recorder.record(OutcomeRecorder.LAYER_BUSINESS,
+                                                refused.problemType() == ProblemType.IDEMPOTENCY_TOKEN_EXPIRED
+                                                        ? "token_expired" : "duplicate_token", endpoint);
+                                        return problem(exchange, refused);
+                                    });
                         }
                         Fingerprint fingerprint = Fingerprint.of(exchange.getRequest().getMethod().name(),
                                 exchange.getRequest().getURI().getRawPath());

@@ -280,8 +280,10 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
         boolean consumed = IdempotentRequests.consume(tokens, token, method.config(),
                 () -> recorder.record(OutcomeRecorder.LAYER_BUSINESS, "store_error", endpoint));
         if (!consumed) {
-            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "duplicate_token", endpoint);
-            throw OnlyOnceRejection.problem(ProblemType.DUPLICATE_SUBMISSION, firstResult(resultKey));
+            OnlyOnceRejection refused = IdempotentRequests.refusedToken(tokens, token, firstRecord(resultKey));
+            recorder.record(OutcomeRecorder.LAYER_BUSINESS,
+                    refused.problemType() == ProblemType.IDEMPOTENCY_TOKEN_EXPIRED ? "token_expired" : "duplicate_token", endpoint);
+            throw refused;
         }
         Runnable restore = method.annotation().onFailure() == Idempotent.FailureMode.RETRYABLE
                 ? () -> restoreQuietly(token)
@@ -335,12 +337,12 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
                 : java.time.Duration.ZERO);
     }
 
-    /** The first request's answer, when it completed and is still kept. */
-    private Map<String, Object> firstResult(IdempotencyKey resultKey) {
+    /** The first request's record, when the store has one (empty too when the store is down). */
+    private java.util.Optional<io.onlyonce.store.IdempotencyRecord> firstRecord(IdempotencyKey resultKey) {
         try {
-            return IdempotentRequests.firstResult(store.find(resultKey));
+            return store.find(resultKey);
         } catch (StoreUnavailableException e) {
-            return Map.of();
+            return java.util.Optional.empty();
         }
     }
 

@@ -191,8 +191,22 @@ public final class IdempotentRequests {
     }
 
     /**
-     * The problem members that tell a duplicate submission what the first request answered, when
-     * its record completed with a response: {@code firstStatus} and {@code firstResult}.
+     * The problem for a verified token that the store refused to consume: {@code idempotency-token-expired}
+     * when no request ran with it (no record under its result key) and it passed its signed expiry;
+     * otherwise {@code duplicate-submission}, with what the first request answered.
+     *
+     * @param first the record under the token's result key, if any
+     */
+    public static OnlyOnceRejection refusedToken(TokenService tokens, OneTimeToken token, Optional<IdempotencyRecord> first) {
+        if (first.isEmpty() && tokens.expired(token)) {
+            return OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_TOKEN_EXPIRED);
+        }
+        return OnlyOnceRejection.problem(ProblemType.DUPLICATE_SUBMISSION, firstResult(first));
+    }
+
+    /**
+     * The first request's answer, for the problem of a duplicate: empty unless the record of
+     * the first request completed with a response: {@code firstStatus} and {@code firstResult}.
      */
     public static Map<String, Object> firstResult(Optional<IdempotencyRecord> record) {
         if (record.isEmpty() || record.get().status() != RecordStatus.COMPLETED || record.get().response() == null) {

@@ -14,6 +14,8 @@ public enum ProblemType {
     IDEMPOTENCY_TOKEN_MISSING("idempotency-token-missing", 400),
     IDEMPOTENCY_TOKEN_INVALID("idempotency-token-invalid", 400),
     IDEMPOTENCY_TOKEN_MISMATCH("idempotency-token-mismatch", 403),
+    /** A genuine token that expired before any request used it: get a new one. */
+    IDEMPOTENCY_TOKEN_EXPIRED("idempotency-token-expired", 400),
     DUPLICATE_SUBMISSION("duplicate-submission", 409),
     DUPLICATE_REQUEST("duplicate-request", 429),
     TOKEN_SCOPE_INVALID("token-scope-invalid", 400),

@@ -68,6 +68,12 @@ public class DemoController {
         String notice = "{\"outTradeNo\":\"" + order.orderNo() + "\",\"amount\":" + order.amount().toPlainString()
                 + ",\"tradeNo\":\"DEMO-" + order.orderNo() + "\"}";
         byte[] body = notice.getBytes(StandardCharsets.UTF_8);
-        return callback.callback(signature.sign(body), body);
+        PaymentCallbackController.Acknowledgement paid = callback.callback(signature.sign(body), body);
+        if (paid.status() == io.onlyonce.example.seckill.order.OrderStatus.CANCELLED) {
+            // the platform is told SUCCESS (the payment is recorded for a refund); the buyer is told why nothing was paid
+            throw io.onlyonce.example.seckill.web.ApiException.aboutOrder(io.onlyonce.example.seckill.web.AppProblem.ORDER_CANCELLED,
+                    order.orderNo());
+        }
+        return paid;
     }
 }

@@ -21,9 +21,9 @@ import tools.jackson.databind.json.JsonMapper;
  * platform signs the body instead: {@code X-Signature}, else 401). Answers 200
  * {@code {"result":"SUCCESS",...}} to the first and to every repeated delivery of a payment (so the
  * platform stops resending), with {@code outcome} PAID for the payment that paid the order and
- * REFUND for a further, distinct payment of a paid order; 400 when the amount differs, 404 for an
- * unknown order, 409 when the order was cancelled (the payment is recorded for a refund) or when the
- * trade number was notified for another order.
+ * REFUND for a further, distinct payment of a paid order or any payment of a cancelled one (recorded
+ * in {@code refunds} once: a platform told anything but success would resend it for ever); 400 when
+ * the amount differs, 404 for an unknown order, 409 when the trade number was notified for another order.
  */
 @RestController
 public class PaymentCallbackController {
@@ -48,7 +48,7 @@ public class PaymentCallbackController {
      * @param orderNo the order
      * @param status its status now
      * @param outcome what became of this payment: {@code PAID} (it paid the order) or {@code REFUND}
-     *     (a further payment of a paid order, recorded to be refunded)
+     *     (a further payment of a paid order, or a payment of a cancelled one, recorded to be refunded)
      * @param duplicate whether this payment had been notified before (nothing changed)
      */
     public record Acknowledgement(String result, String orderNo, OrderStatus status, PaymentService.Outcome outcome,
@@ -64,10 +64,6 @@ public class PaymentCallbackController {
         }
         PaymentNotice notice = parse(raw);
         PaymentService.Handled handled = Retries.transientFailures(() -> payments.handle(notice));
-        if (handled.result() == PaymentService.Result.CANCELLED
-                || (handled.result() == PaymentService.Result.REPEATED && handled.order().status() == OrderStatus.CANCELLED)) {
-            throw ApiException.aboutOrder(AppProblem.ORDER_CANCELLED, handled.order().orderNo());
-        }
         return new Acknowledgement("SUCCESS", handled.order().orderNo(), handled.order().status(), handled.outcome(),
                 handled.result() == PaymentService.Result.REPEATED);
     }

@@ -18,6 +18,10 @@ class DemoConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(DemoConfiguration.class);
 
+    private static boolean loopback(String address) {
+        return address.equals("127.0.0.1") || address.equals("::1") || address.equals("localhost");
+    }
+
     @Bean
     static SecretsGuard secretsGuard() {
         return new SecretsGuard();
@@ -38,6 +42,12 @@ class DemoConfiguration {
                         + " tokens and mark orders paid. Never expose it to a network.");
                 log.warn("For anything real start with a profile (postgres, mysql, redis, ...) and set"
                         + " SECKILL_JWT_SECRET, SECKILL_PAYMENT_SECRET and ONLYONCE_TOKEN_SECRET (32+ bytes each).");
+                String address = event.getApplicationContext().getEnvironment().getProperty("server.address", "");
+                log.warn(loopback(address)
+                        ? "It listens on " + address + " only: this machine alone can reach it (--server.address names another"
+                                + " address, at the risk above)."
+                        : "It listens on " + (address.isBlank() ? "every address" : address)
+                                + ", as asked: anyone who reaches that address can use the demo secrets.");
                 log.warn("********************************************************************************");
             }
             if (port != null && event.getApplicationContext().containsBean("loginController")) {

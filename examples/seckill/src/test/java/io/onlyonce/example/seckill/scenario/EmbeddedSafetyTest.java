@@ -34,7 +34,35 @@ class EmbeddedSafetyTest extends AbstractSafetyScenarios {
                 "--server.port=0", "--spring.datasource.url=jdbc:h2:mem:seckill-demo-warning;DB_CLOSE_DELAY=-1",
                 "--seckill.order.sweeper-enabled=false")) {
             assertThat(context.getEnvironment().getProperty("seckill.demo.enabled")).isEqualTo("true");
-            assertThat(output.getOut()).contains("WARN").contains("DEMO MODE").contains("SECKILL_JWT_SECRET");
+            assertThat(output.getOut()).contains("WARN").contains("DEMO MODE").contains("SECKILL_JWT_SECRET")
+                    .contains("It listens on 127.0.0.1 only");
+            // the demo's published secrets are reachable from this machine alone
+            int port = Integer.parseInt(context.getEnvironment().getProperty("local.server.port"));
+            assertThat(connects(java.net.InetAddress.getLoopbackAddress(), port)).isTrue();
+            for (java.net.InetAddress other : otherAddresses()) {
+                assertThat(connects(other, port)).as("connect to %s:%d", other, port).isFalse();
+            }
+        }
+    }
+
+    private static boolean connects(java.net.InetAddress address, int port) {
+        try (java.net.Socket socket = new java.net.Socket()) {
+            socket.connect(new java.net.InetSocketAddress(address, port), 2_000);
+            return true;
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
+
+    /** This machine's addresses other than loopback (none on a host without a network). */
+    private static List<java.net.InetAddress> otherAddresses() {
+        try {
+            return java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces()).stream()
+                    .flatMap(network -> java.util.Collections.list(network.getInetAddresses()).stream())
+                    .filter(address -> !address.isLoopbackAddress() && !address.isLinkLocalAddress())
+                    .toList();
+        } catch (java.net.SocketException e) {
+            return List.of();
         }
     }
 

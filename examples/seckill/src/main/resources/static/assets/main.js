@@ -11,6 +11,7 @@
   let demo = false;
   let leaving = false;            // navigating to a result page: keep the button disabled
   let timer = null;
+  let countdown = null;
 
   OO.translate();
 
@@ -173,16 +174,47 @@
     return node;
   }
 
-  function card(id, title, price, stockText, badge, button, messageId) {
+  function card(id, title, price, stockText, badge, button, messageId, regularPrice, endsAt) {
     const header = el('h3', { id: id + '-title', text: title });
-    const line = el('div', { class: 'price', text: '¥ ' + price });
+    const line = el('div', { class: 'price', id: id + '-price', text: '¥ ' + price });
+    if (regularPrice !== undefined && regularPrice !== price) {
+      line.append(el('span', { class: 'regular', id: id + '-regular' }, t('regularPrice') + ' ', el('s', { text: '¥ ' + regularPrice })));
+    }
     const stock = el('div', { class: 'stock', id: id + '-stock', 'aria-live': 'polite', text: stockText });
     const message = el('p', { class: 'message', id: messageId, role: 'status', 'aria-live': 'polite' });
     button.setAttribute('aria-describedby', id + '-title ' + messageId);
     const box = el('article', { class: 'card', id, 'aria-labelledby': id + '-title' }, header, line, stock);
+    if (endsAt !== undefined) {
+      const ends = el('div', { class: 'ends', id: id + '-ends', dataset: { endsAt: String(endsAt) } });
+      box.append(ends);
+      tick(ends);
+    }
     if (badge) box.insertBefore(badge, line);
     box.append(button, message);
     return box;
+  }
+
+  /** The time left in a sale, as "1 d 02:03:04" or "02:03:04". */
+  function left(ms) {
+    const s = Math.max(0, Math.floor(ms / 1000));
+    const clock = [Math.floor(s / 3600) % 24, Math.floor(s / 60) % 60, s % 60].map(n => String(n).padStart(2, '0')).join(':');
+    const days = Math.floor(s / 86400);
+    return days > 0 ? t('days', days) + ' ' + clock : clock;
+  }
+
+  /** Updates one countdown; at the end the sale's button is disabled and says so. */
+  function tick(ends) {
+    const ms = Number(ends.dataset.endsAt) - Date.now();
+    if (ms > 0) {
+      ends.textContent = t('endsIn', left(ms));
+      return;
+    }
+    ends.textContent = t('saleEnded');
+    const button = ends.parentElement && ends.parentElement.querySelector('button');
+    if (button && button.getAttribute('aria-busy') !== 'true') {
+      button.disabled = true;
+      button.textContent = t('saleEnded');
+    }
   }
 
   async function refreshActivities() {
@@ -194,15 +226,23 @@
         names.set(p.productId, p.name);
         const id = `sale-${activity.id}-${p.productId}`;
         const stockText = p.stock > 0 ? t('stockLeft', p.stock, p.initialStock) : t('soldOutBadge');
+        // the end as this device's clock reads it: the service says how long is left, on its clock
+        const endsAt = Date.now() + Number(activity.millisLeft || 0);
         const existing = $(id);
         if (existing) {
           $(id + '-stock').textContent = stockText;
+          const ends = $(id + '-ends');
+          if (ends) {
+            ends.dataset.endsAt = String(endsAt);
+            tick(ends);
+          }
           continue;
         }
         const button = el('button', { type: 'button', id: `buy-${activity.id}-${p.productId}`, text: t('buyNow') });
         button.addEventListener('click', () => buyFlashSale(button, activity.id, p.productId));
         const badge = el('span', { class: 'badge live', text: t('running') + ' · ' + activity.name });
-        box.append(card(id, p.name, OO.money(p.price), stockText, badge, button, `msg-${activity.id}-${p.productId}`));
+        box.append(card(id, p.name, OO.money(p.price), stockText, badge, button, `msg-${activity.id}-${p.productId}`,
+          p.regularPrice === undefined || p.regularPrice === null ? undefined : OO.money(p.regularPrice), endsAt));
       }
     }
   }
@@ -271,6 +311,7 @@
   function showLogin(text) {
     OO.session.clear();
     clearInterval(timer);
+    clearInterval(countdown);
     $('shop').hidden = true;
     $('who').hidden = true;
     $('login-section').hidden = false;
@@ -289,11 +330,13 @@
     await Promise.all([refreshOrders(), refreshStats()]);
     if (focus) $('sale-heading').focus();
     clearInterval(timer);
+    clearInterval(countdown);
     timer = setInterval(() => {
       if (document.hidden || !OO.session.get()) return;
       refreshActivities();
       refreshStats();
     }, 3000);
+    countdown = setInterval(() => document.querySelectorAll('.ends').forEach(tick), 1000);
   }
 
   $('login-form').addEventListener('submit', async event => {

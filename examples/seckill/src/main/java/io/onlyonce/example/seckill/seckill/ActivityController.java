@@ -54,9 +54,11 @@ public class ActivityController {
      * @param startsAt when buying opens
      * @param endsAt when buying closes
      * @param running whether it is open now
+     * @param millisLeft how long it stays open from now, on the service's clock (0 once it ended): a
+     *     page counts down from this, not from its device's clock, which may be off
      * @param products each product with its flash-sale price and the stock left now
      */
-    public record ActivityView(long id, String name, Instant startsAt, Instant endsAt, boolean running,
+    public record ActivityView(long id, String name, Instant startsAt, Instant endsAt, boolean running, long millisLeft,
             List<ProductStock> products) {
     }
 
@@ -66,11 +68,13 @@ public class ActivityController {
      * @param productId the product
      * @param name its name
      * @param price the flash-sale price
+     * @param regularPrice the product's price outside the sale, shown beside it
      * @param initialStock what the sale started with
      * @param stock what is left now (on the fast path: what Redis still sells, which the database
      *     follows as the queue drains)
      */
-    public record ProductStock(long productId, String name, BigDecimal price, int initialStock, int stock) {
+    public record ProductStock(long productId, String name, BigDecimal price, BigDecimal regularPrice, int initialStock,
+            int stock) {
     }
 
     /**
@@ -116,10 +120,11 @@ public class ActivityController {
     private ActivityView view(Activity activity) {
         Map<Object, Object> live = liveStock(activity.id());
         List<ProductStock> products = activities.stock(activity.id()).stream()
-                .map(s -> new ProductStock(s.productId(), s.productName(), s.price(), s.initialStock(),
+                .map(s -> new ProductStock(s.productId(), s.productName(), s.price(), s.regularPrice(), s.initialStock(),
                         live.get(Long.toString(s.productId())) instanceof String left ? Integer.parseInt(left) : s.stock()))
                 .toList();
+        Instant now = clock.instant();
         return new ActivityView(activity.id(), activity.name(), activity.startsAt(), activity.endsAt(),
-                activity.isRunningAt(clock.instant()), products);
+                activity.isRunningAt(now), Math.max(0, activity.endsAt().toEpochMilli() - now.toEpochMilli()), products);
     }
 }

@@ -13,11 +13,11 @@ import org.springframework.stereotype.Repository;
 public class ActivityRepository {
 
     private static final String STOCK = "SELECT s.activity_id, s.product_id, p.name AS product_name, s.price, "
-            + "s.initial_stock, s.stock FROM seckill_stock s JOIN products p ON p.id = s.product_id ";
+            + "s.initial_stock, s.stock, p.price AS regular_price FROM seckill_stock s JOIN products p ON p.id = s.product_id ";
 
     private static final RowMapper<SeckillStock> STOCK_MAPPER = (rs, row) -> new SeckillStock(rs.getLong("activity_id"),
             rs.getLong("product_id"), rs.getString("product_name"), rs.getBigDecimal("price"), rs.getInt("initial_stock"),
-            rs.getInt("stock"));
+            rs.getInt("stock"), rs.getBigDecimal("regular_price"));
 
     private final JdbcClient jdbc;
 

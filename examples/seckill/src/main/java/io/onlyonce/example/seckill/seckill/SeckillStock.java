@@ -11,6 +11,8 @@ import java.math.BigDecimal;
  * @param price the flash-sale price
  * @param initialStock the stock the sale started with
  * @param stock what is left
+ * @param regularPrice the product's price outside the sale
  */
-public record SeckillStock(long activityId, long productId, String productName, BigDecimal price, int initialStock, int stock) {
+public record SeckillStock(long activityId, long productId, String productName, BigDecimal price, int initialStock, int stock,
+        BigDecimal regularPrice) {
 }

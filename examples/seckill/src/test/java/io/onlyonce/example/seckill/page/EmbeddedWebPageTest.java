@@ -433,6 +433,43 @@ class EmbeddedWebPageTest {
     }
 
     @Test
+    void logOutShowsOnlyWhileLoggedIn() {
+        english.get(base() + "/");
+        english.executeScript("sessionStorage.clear()");
+        english.navigate().refresh();
+        new WebDriverWait(english, WAIT).until(ExpectedConditions.visibilityOfElementLocated(By.id("username")));
+        assertThat(english.findElement(By.id("logout-button")).isDisplayed()).as("logged out").isFalse();
+        login(english, "logout");
+        assertThat(english.findElement(By.id("logout-button")).isDisplayed()).as("logged in").isTrue();
+        english.findElement(By.id("logout-button")).click();
+        new WebDriverWait(english, WAIT).until(ExpectedConditions.visibilityOfElementLocated(By.id("username")));
+        assertThat(english.findElement(By.id("logout-button")).isDisplayed()).as("logged out again").isFalse();
+        assertThat(english.findElement(By.id("user-name")).isDisplayed()).isFalse();
+    }
+
+    @Test
+    void theFlashPriceStandsBesideTheRegularOneAndTheSaleCountsDownToItsEnd() {
+        long watch = rows.createProduct("120.00", 10);
+        long ending = rows.createActivity(watch, "60.00", 10);
+        jdbc.sql("UPDATE seckill_activities SET ends_at = ? WHERE id = ?")
+                .params(clock.instant().plusSeconds(4).toEpochMilli(), ending).update();
+        login(english, "countdown");
+        String card = "sale-" + ending + "-" + watch;
+        WebElement buy = buyButton(english, ending);
+        assertThat(text(english, card + "-price")).startsWith("¥ 60.00");
+        assertThat(text(english, card + "-regular")).isEqualTo("Regular price ¥ 120.00");
+        assertThat(text(english, card + "-ends")).matches("Ends in 00:00:0[0-4]");
+        assertThat(text(english, "sale-" + sale + "-" + product + "-ends")).matches("Ends in (29|30) d \\d\\d:\\d\\d:\\d\\d");
+        assertThat(buy.isEnabled()).isTrue();
+
+        // the service's clock (the test's, which stands still unless moved) passes the end
+        clock.advance(Duration.ofSeconds(5));
+        new WebDriverWait(english, Duration.ofSeconds(15)).until(d -> !buy.isEnabled());
+        assertThat(buy.getText()).isEqualTo("The sale has ended");
+        assertThat(text(english, card + "-ends")).isEqualTo("The sale has ended");
+    }
+
+    @Test
     void screenshotsOfBothPagesOnADesktopAndAPhone() {
         login(english, "shot");
         try {
@@ -454,6 +491,15 @@ class EmbeddedWebPageTest {
             buyButton(english, sale);
             waitForText(english, "stat-oversell", "OK");
             assertThat(fitsTheWidth(english)).as("no sideways scrolling on a phone").isTrue();
+            // the unpaid order's buttons are whole on the screen, not cut off by the table
+            new WebDriverWait(english, WAIT).until(ExpectedConditions.visibilityOfElementLocated(By.id("cancel-" + orderNo)));
+            for (String button : List.of("pay-" + orderNo, "cancel-" + orderNo)) {
+                Object inside = english.executeScript("const r = document.getElementById(arguments[0]).getBoundingClientRect();"
+                        + " const wrap = document.querySelector('.table-wrap');"
+                        + " return r.left >= 0 && r.right <= window.innerWidth && r.width > 0"
+                        + " && wrap.scrollWidth <= wrap.clientWidth;", button);
+                assertThat(inside).as(button + " within the phone's width").isEqualTo(true);
+            }
             save(english, "main-phone");
             english.get(resultUrl);
             assertThat(resultPage(english)).isEqualTo(orderNo);

@@ -230,6 +230,26 @@ public abstract class AbstractIdempotentHttpTest {
     }
 
     @Test
+    void problemsTakeTheFirstLanguageTheyAreWrittenInOfThoseTheCallerAccepts() {
+        HttpResponse<String> frenchFirst = http.send(http.post("/orders", "alice", ORDER)
+                .header("Accept-Language", "fr-FR, fr;q=0.9, zh;q=0.5, en;q=0.3"));
+        assertThat(frenchFirst.statusCode()).isEqualTo(400);
+        assertThat(frenchFirst.body()).contains("缺少幂等键");
+        HttpResponse<String> englishBeforeChinese = http.send(http.post("/orders", "alice", ORDER)
+                .header("Accept-Language", "de, en;q=0.8, zh;q=0.5"));
+        assertThat(englishBeforeChinese.body()).doesNotContain("缺少幂等键").contains("Idempotency");
+        HttpResponse<String> neither = http.send(http.post("/orders", "alice", ORDER).header("Accept-Language", "fr"));
+        assertThat(neither.body()).doesNotContain("缺少幂等键");
+        // a refusal of a service method (the exception handler, past the application's locale resolver)
+        String token = token("alice", "seckill");
+        assertThat(http.send(http.post("/seckill", "alice", ORDER).header("Idempotency-Token", token)).statusCode())
+                .isEqualTo(201);
+        HttpResponse<String> duplicate = http.send(http.post("/seckill", "alice", ORDER)
+                .header("Idempotency-Token", token).header("Accept-Language", "fr, zh;q=0.5"));
+        assertThat(duplicate.body()).contains("请勿重复提交");
+    }
+
+    @Test
     void anonymousRequestNeverReachesTheMethod() {
         HttpResponse<String> response = order(null, newKey(), ORDER);
         assertThat(response.statusCode()).isEqualTo(401);

@@ -112,7 +112,7 @@ public final class RequestDedupFilter extends OncePerRequestFilter {
 
     private void reject(HttpServletRequest request, HttpServletResponse response, ProblemType type,
             @Nullable Long retryAfterSeconds) throws IOException {
-        ProblemDetail problem = problems.create(type, request.getLocale());
+        ProblemDetail problem = problems.create(type, io.onlyonce.spring.web.OnlyOnceProblems.language(request));
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("type", problem.getType().toString());
         body.put("title", problem.getTitle());

@@ -24,6 +24,7 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -455,7 +456,8 @@ public final class ReactiveIdempotency {
 
     private byte[] problemBody(ServerHttpRequest request, OnlyOnceRejection rejection) {
         ProblemType type = Objects.requireNonNull(rejection.problemType());
-        Locale locale = request.getHeaders().getAcceptLanguageAsLocales().stream().findFirst().orElse(Locale.getDefault());
+        List<Locale> accepted = request.getHeaders().getAcceptLanguageAsLocales();
+        Locale locale = accepted.isEmpty() ? Locale.getDefault() : OnlyOnceProblems.language(accepted);
         ProblemDetail problem = problems.create(type, locale);
         Map<String, Object> members = new LinkedHashMap<>();
         members.put("type", String.valueOf(problem.getType()));

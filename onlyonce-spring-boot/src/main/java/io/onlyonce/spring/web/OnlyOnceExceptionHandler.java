@@ -65,9 +65,9 @@ public class OnlyOnceExceptionHandler {
      * usually remembered it already, so that {@link OnlyOnceFilter} writes it past every wrapper).
      */
     @ExceptionHandler({io.onlyonce.spring.IdempotencyRefusedException.class, io.onlyonce.InvalidIdempotencyKeyException.class})
-    public ResponseEntity<?> handleRefusal(RuntimeException refusal) {
+    public ResponseEntity<?> handleRefusal(RuntimeException refusal, HttpServletRequest request) {
         OnlyOnceRejection rejection = java.util.Objects.requireNonNull(OnlyOnceRefusals.rejection(refusal));
-        return problem(rejection);
+        return problem(rejection, request);
     }
 
     /**
@@ -80,7 +80,7 @@ public class OnlyOnceExceptionHandler {
         if (rejection.replayedResponse() != null || request.getAttribute(OnlyOnceFilter.REJECTION) == rejection) {
             return null;
         }
-        return problem(rejection);
+        return problem(rejection, request);
     }
 
     /**
@@ -91,15 +91,19 @@ public class OnlyOnceExceptionHandler {
     private @Nullable ResponseEntity<?> pastTheWrappers(HttpServletRequest request, OnlyOnceRejection rejection) {
         CapturingResponse capture = OnlyOnceFilter.capturingResponse(request);
         if (capture == null || capture.isCommitted()) {
-            return problem(rejection);
+            return problem(rejection, request);
         }
         OnlyOnceFilter.remember(request, rejection);
         return null;
     }
 
-    private ResponseEntity<?> problem(OnlyOnceRejection rejection) {
+    private ResponseEntity<?> problem(OnlyOnceRejection rejection, HttpServletRequest request) {
         ProblemType type = java.util.Objects.requireNonNull(rejection.problemType());
-        ProblemDetail problem = problems.create(type, LocaleContextHolder.getLocale());
+        // the application's LocaleResolver where it chose a language the problems are written in,
+        // else the best of Accept-Language
+        java.util.Locale resolved = LocaleContextHolder.getLocale();
+        java.util.Locale locale = OnlyOnceProblems.writtenIn(resolved) ? resolved : OnlyOnceProblems.language(request);
+        ProblemDetail problem = problems.create(type, locale);
         rejection.properties().forEach(problem::setProperty);
         ResponseEntity.BodyBuilder builder = ResponseEntity.status(HttpStatus.valueOf(type.status().value()))
                 .contentType(MediaType.APPLICATION_PROBLEM_JSON);

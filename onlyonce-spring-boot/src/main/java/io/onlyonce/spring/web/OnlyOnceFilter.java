@@ -231,7 +231,7 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
         // before the client learns of the failure, so that a retry runs
         fail(request, rejection);
         ProblemType type = java.util.Objects.requireNonNull(rejection.problemType());
-        ProblemDetail problem = problems.create(type, request.getLocale());
+        ProblemDetail problem = problems.create(type, OnlyOnceProblems.language(request));
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("type", String.valueOf(problem.getType()));
         body.put("title", problem.getTitle());

@@ -25,6 +25,41 @@ public final class OnlyOnceProblems {
         this.messages = source;
     }
 
+    /** The languages the problems are written in: English (the default) and Chinese. */
+    private static final java.util.Set<String> LANGUAGES = java.util.Set.of("en", "zh");
+
+    /**
+     * The locale to answer in, of those a caller accepts in order of preference ({@code Accept-Language}
+     * sorted by quality): the first whose language the problems are written in, so that
+     * {@code fr, zh;q=0.5} is answered in Chinese; the first one (English text) when none is.
+     */
+    public static Locale language(Iterable<Locale> requested) {
+        Locale first = null;
+        for (Locale locale : requested) {
+            if (first == null) {
+                first = locale;
+            }
+            if (LANGUAGES.contains(locale.getLanguage())) {
+                return locale;
+            }
+        }
+        return first == null ? Locale.ENGLISH : first;
+    }
+
+    /** Whether the problems are written in {@code locale}'s language. */
+    public static boolean writtenIn(Locale locale) {
+        return LANGUAGES.contains(locale.getLanguage());
+    }
+
+    /** {@link #language(Iterable)} of a servlet request's {@code Accept-Language} (its locales, by quality). */
+    public static Locale language(jakarta.servlet.http.HttpServletRequest request) {
+        try {
+            return language(java.util.Collections.list(request.getLocales()));
+        } catch (RuntimeException unreadable) {
+            return Locale.ENGLISH;
+        }
+    }
+
     /** The problem for {@code type} in {@code locale}. */
     public ProblemDetail create(ProblemType type, Locale locale) {
         ProblemDetail problem = ProblemDetail.forStatus(type.status());

@@ -166,7 +166,8 @@ public class ProblemErrorReportValve extends ErrorReportValve {
     /** The caller's language if its headers could be read at all, else English. */
     private static Locale locale(Request request) {
         try {
-            return request.getHeader("Accept-Language") == null ? Locale.ENGLISH : request.getLocale();
+            return request.getHeader("Accept-Language") == null ? Locale.ENGLISH
+                    : io.onlyonce.spring.web.OnlyOnceProblems.language(request);
         } catch (RuntimeException e) {
             return Locale.ENGLISH;
         }

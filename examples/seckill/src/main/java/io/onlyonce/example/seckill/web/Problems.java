@@ -52,7 +52,8 @@ public class Problems {
     /** The caller's locale from Accept-Language; English when there is none or the firewall refuses its value. */
     public static Locale locale(HttpServletRequest request) {
         try {
-            return request.getHeader("Accept-Language") == null ? Locale.ENGLISH : request.getLocale();
+            return request.getHeader("Accept-Language") == null ? Locale.ENGLISH
+                    : io.onlyonce.spring.web.OnlyOnceProblems.language(request);
         } catch (RuntimeException refused) {
             return Locale.ENGLISH;
         }

@@ -820,6 +820,10 @@ public abstract class AbstractSeckillScenarios {
         assertThat(zh.header("X-Request-ID")).isEqualTo("trace-42");
         assertThat(en.json().path("title").asString()).isEqualTo("Authentication required");
         assertThat(en.header("X-Request-ID")).hasSize(36).isNotEqualTo("x".repeat(65));
+        // the first accepted language the service speaks, not the first accepted language
+        Response frenchFirst = api.send(api.request("GET", "/api/products", null, null,
+                "Accept-Language", "fr-FR, fr;q=0.9, zh;q=0.5"));
+        assertThat(frenchFirst.json().path("title").asString()).isEqualTo("需要登录");
 
         Session buyer = api.login(user("zh"));
         Response soldOutZh = api.send(api.request("POST", "/api/orders", buyer, "{\"productId\":1,\"quantity\":0}",

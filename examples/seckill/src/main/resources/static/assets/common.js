@@ -180,7 +180,9 @@ const OO = (() => {
       case 'order-cancelled': return t('orderCancelled');
       case 'idempotency-request-in-progress': return t('stillProcessing');
       case 'idempotency-store-unavailable': return t('storeDown');
-      case 'unauthorized': return t('sessionExpired');
+      case 'unauthorized':
+      case 'access-token-expired':
+      case 'access-token-invalid': return t('sessionExpired');
       case 'order-not-found':
       case 'activity-not-found':
       case 'product-not-found': return t('notFound');

@@ -122,8 +122,15 @@ class SecurityConfiguration {
     @Bean
     SecurityFilterChain securityFilterChain(HttpSecurity http, ProblemWriter problems) throws Exception {
         AuthenticationEntryPoint unauthorized = (request, response, failure) -> {
-            response.setHeader("WWW-Authenticate", "Bearer");
-            problems.write(request, response, AppProblem.UNAUTHORIZED);
+            // RFC 6750: no token is a bare challenge; a token that was refused is invalid_token, with
+            // whether it expired and nothing of the decoder's own words
+            AppProblem problem = AccessTokenFailures.problem(failure);
+            response.setHeader("WWW-Authenticate", switch (problem) {
+                case ACCESS_TOKEN_EXPIRED -> "Bearer error=\"invalid_token\", error_description=\"The access token expired\"";
+                case ACCESS_TOKEN_INVALID -> "Bearer error=\"invalid_token\", error_description=\"The access token is not valid\"";
+                default -> "Bearer";
+            });
+            problems.write(request, response, problem);
         };
         AccessDeniedHandler forbidden = (request, response, failure) -> problems.write(request, response, AppProblem.FORBIDDEN);
         RequestMatcher open = new OrRequestMatcher(

@@ -11,6 +11,10 @@ public enum AppProblem {
     MALFORMED_REQUEST("malformed-request", HttpStatus.BAD_REQUEST),
     VALIDATION_FAILED("validation-failed", HttpStatus.BAD_REQUEST),
     UNAUTHORIZED("unauthorized", HttpStatus.UNAUTHORIZED),
+    /** An access token that was genuine and has expired: log in again. */
+    ACCESS_TOKEN_EXPIRED("access-token-expired", HttpStatus.UNAUTHORIZED),
+    /** An access token that is not ours, is malformed or names no user. */
+    ACCESS_TOKEN_INVALID("access-token-invalid", HttpStatus.UNAUTHORIZED),
     FORBIDDEN("forbidden", HttpStatus.FORBIDDEN),
     NOT_FOUND("not-found", HttpStatus.NOT_FOUND),
     METHOD_NOT_ALLOWED("method-not-allowed", HttpStatus.METHOD_NOT_ALLOWED),

@@ -168,11 +168,19 @@ public abstract class AbstractSafetyScenarios {
             Response list = api.get("/api/orders", session);
             Response order = api.post("/api/orders", session, "{\"productId\":" + product + ",\"quantity\":1}",
                     "Idempotency-Key", "u5_" + System.currentTimeMillis() + "_abcdef");
+            boolean expired = entry.getKey().equals("expired");
             for (Response response : List.of(list, order)) {
                 assertThat(response.status()).as(entry.getKey() + ": " + response).isEqualTo(401);
-                assertThat(response.problem()).as(entry.getKey()).isEqualTo("unauthorized");
+                assertThat(response.problem()).as(entry.getKey())
+                        .isEqualTo(expired ? "access-token-expired" : "access-token-invalid");
+                assertThat(response.header("WWW-Authenticate")).as(entry.getKey()).isEqualTo(expired
+                        ? "Bearer error=\"invalid_token\", error_description=\"The access token expired\""
+                        : "Bearer error=\"invalid_token\", error_description=\"The access token is not valid\"");
             }
         }
+        Response none = api.get("/api/orders", null);
+        assertThat(none.problem()).isEqualTo("unauthorized");
+        assertThat(none.header("WWW-Authenticate")).isEqualTo("Bearer");
         assertThat(rows.count("SELECT COUNT(*) FROM orders")).isEqualTo(ordersBefore);
     }
 

@@ -715,7 +715,7 @@ public abstract class AbstractSeckillScenarios {
 
         List<Bad> cases = List.of(
                 new Bad("no token", () -> api.get("/api/products", null), 401, "unauthorized"),
-                new Bad("garbage token", () -> api.get("/api/orders", new Session("x.y.z", 0, "x")), 401, "unauthorized"),
+                new Bad("garbage token", () -> api.get("/api/orders", new Session("x.y.z", 0, "x")), 401, "access-token-invalid"),
                 new Bad("login malformed", () -> api.post("/api/login", null, "{\"username\":"), 400, "malformed-request"),
                 new Bad("login wrong type", () -> api.post("/api/login", null, "{\"username\":[1]}"), 400, "malformed-request"),
                 new Bad("login bad name", () -> api.post("/api/login", null, "{\"username\":\"a b;--\"}"), 400, "validation-failed"),

@@ -143,12 +143,16 @@ class SecurityConfiguration {
                 PathPatternRequestMatcher.pathPattern(HttpMethod.GET, "/swagger-ui.html"),
                 PathPatternRequestMatcher.pathPattern(HttpMethod.GET, "/swagger-ui/**"),
                 EndpointRequest.to("health", "info", "prometheus"),
-                // the web page (static, no data in it): its API calls carry the token
+                // the web page (static, no data in it): its API calls carry the token; HEAD as GET
                 PathPatternRequestMatcher.pathPattern(HttpMethod.GET, "/"),
                 PathPatternRequestMatcher.pathPattern(HttpMethod.GET, "/index.html"),
                 PathPatternRequestMatcher.pathPattern(HttpMethod.GET, "/order.html"),
                 PathPatternRequestMatcher.pathPattern(HttpMethod.GET, "/assets/**"),
-                PathPatternRequestMatcher.pathPattern(HttpMethod.GET, "/favicon.ico"));
+                PathPatternRequestMatcher.pathPattern(HttpMethod.GET, "/favicon.ico"),
+                PathPatternRequestMatcher.pathPattern(HttpMethod.HEAD, "/"),
+                PathPatternRequestMatcher.pathPattern(HttpMethod.HEAD, "/index.html"),
+                PathPatternRequestMatcher.pathPattern(HttpMethod.HEAD, "/order.html"),
+                PathPatternRequestMatcher.pathPattern(HttpMethod.HEAD, "/assets/**"));
         return http
                 .csrf(csrf -> csrf.disable())
                 .cors(cors -> cors.disable())

@@ -392,6 +392,12 @@ class EmbeddedWebPageTest {
         assertThat(page.header("Content-Security-Policy")).contains("script-src 'self'", "object-src 'none'");
         assertThat(api.get("/order.html", null).status()).isEqualTo(200);
         assertThat(api.get("/api/orders", null).status()).isEqualTo(401);
+        // HEAD as GET (link checkers, uptime probes)
+        Api.Response head = api.send(api.request("HEAD", "/", null, null));
+        assertThat(head.status()).isEqualTo(200);
+        assertThat(head.header("Content-Type")).startsWith("text/html");
+        assertThat(api.send(api.request("HEAD", "/assets/app.css", null, null)).status()).isEqualTo(200);
+        assertThat(api.send(api.request("HEAD", "/api/orders", null, null)).status()).isEqualTo(401);
 
         long id = rows.createProduct("1.00", 1);
         String markup = "<img id=\"xss\" src=\"x\" onerror=\"document.title='owned'\">";

@@ -69,7 +69,8 @@ import java.util.concurrent.atomic.LongAdder;
  * around each phase, and print where the backends waited).
  *
  * <p>Servers: PostgreSQL at {@code ONLYONCE_PG_URL} (jdbc:postgresql://127.0.0.1:5432/, user
- * postgres; database {@value #DATABASE} is created and dropped); RabbitMQ as {@link RabbitSide} says.
+ * postgres; database {@value #DATABASE} is created and dropped); RabbitMQ and Kafka as {@link RabbitSide}
+ * and {@link KafkaSide} say.
  *
  * <pre>bench/run.sh MessagingBench [-Dbench.broker=rabbit] [-Dbench.n=4000] [-Dbench.rounds=5]</pre>
  */
@@ -189,18 +190,8 @@ public final class MessagingBench {
         }
     }
 
-    /** The broker named {@code name}; Kafka's side is loaded by name, so that the bench builds without it. */
     private static BrokerSide start(String name) throws Exception {
-        if (name.equals("rabbit")) {
-            return RabbitSide.start();
-        }
-        Class<?> type;
-        try {
-            type = Class.forName("io.onlyonce.bench.KafkaSide");
-        } catch (ClassNotFoundException e) {
-            throw new IllegalStateException("this build has no Kafka side (onlyonce-messaging-kafka)", e);
-        }
-        return (BrokerSide) type.getDeclaredMethod("start").invoke(null);
+        return name.equals("rabbit") ? RabbitSide.start() : KafkaSide.start();
     }
 
     // ---------------------------------------------------------------- rounds and report

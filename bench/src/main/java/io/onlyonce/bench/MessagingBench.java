@@ -10,7 +10,6 @@ import io.onlyonce.messaging.OutboxListener;
 import io.onlyonce.messaging.OutboxMessage;
 import io.onlyonce.messaging.OutboxRelay;
 import io.onlyonce.messaging.RelayConfig;
-import io.onlyonce.messaging.RelayStats;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -63,7 +62,8 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Settings as system properties ({@code -Dbench.n=4000}) or arguments ({@code --n=4000}): {@code broker}
  * ({@code rabbit}), {@code n} (4000), {@code rounds} (5), {@code warmup} rounds (1), relay {@code batch}
- * ({@value RelayConfig#DEFAULT_BATCH_SIZE}), producer {@code clients} (4), {@code consumers} (4),
+ * ({@value RelayConfig#DEFAULT_BATCH_SIZE}), {@code relays} (1: how many {@link OutboxRelay}s run on the
+ * table at once), producer {@code clients} (4), {@code consumers} (4),
  * {@code prefetch} (50), {@code duplicates} (0.1), {@code sides} ({@code relay,consumer}),
  * {@code pgWaits} (false: sample {@code pg_stat_activity} every 10 ms and read {@code pg_stat_wal}
  * around each phase, and print where the backends waited).
@@ -91,6 +91,7 @@ public final class MessagingBench {
 
     private final int n;
     private final int batch;
+    private final int relays;
     private final int clients;
     private final double duplicateShare;
     private final HikariDataSource dataSource;
@@ -100,10 +101,11 @@ public final class MessagingBench {
     private final PgWaits waits;
     private long sequence;
 
-    private MessagingBench(int n, int batch, int clients, int consumers, int prefetch, double duplicateShare,
+    private MessagingBench(int n, int batch, int relays, int clients, int consumers, int prefetch, double duplicateShare,
             HikariDataSource dataSource, PgWaits waits) {
         this.n = n;
         this.batch = batch;
+        this.relays = relays;
         this.clients = clients;
         this.duplicateShare = duplicateShare;
         this.dataSource = dataSource;
@@ -135,6 +137,7 @@ public final class MessagingBench {
         int rounds = Integer.parseInt(option(options, "rounds", "5"));
         int warmup = Integer.parseInt(option(options, "warmup", "1"));
         int batch = Integer.parseInt(option(options, "batch", String.valueOf(RelayConfig.DEFAULT_BATCH_SIZE)));
+        int relays = Integer.parseInt(option(options, "relays", "1"));
         int clients = Integer.parseInt(option(options, "clients", "4"));
         int consumers = Integer.parseInt(option(options, "consumers", "4"));
         int prefetch = Integer.parseInt(option(options, "prefetch", "50"));
@@ -147,16 +150,16 @@ public final class MessagingBench {
             case "both" -> List.of("rabbit", "kafka");
             default -> throw new IllegalArgumentException("bench.broker is rabbit, kafka or both, was " + broker);
         };
-        if (n < 1 || rounds < 1 || warmup < 0 || batch < 1 || batch > RelayConfig.MAX_BATCH_SIZE || clients < 1
+        if (n < 1 || rounds < 1 || warmup < 0 || relays < 1 || batch < 1 || batch > RelayConfig.MAX_BATCH_SIZE || clients < 1
                 || consumers < 1 || prefetch < 1 || duplicates < 0 || duplicates > 1) {
-            throw new IllegalArgumentException("n, rounds, batch (up to " + RelayConfig.MAX_BATCH_SIZE + "), clients,"
+            throw new IllegalArgumentException("n, rounds, relays, batch (up to " + RelayConfig.MAX_BATCH_SIZE + "), clients,"
                     + " consumers and prefetch are at least 1, warmup at least 0, duplicates in [0, 1]");
         }
         quietLogging();
 
         System.out.printf("OnlyOnce message layer on %s: %,d messages per phase, %d warm-up + %d measured rounds,"
-                        + " relay batch %d, %d consumers (prefetch %d), %.0f %% duplicates, sides %s, %d cores, Java %s%n",
-                String.join(" and ", brokers), n, warmup, rounds, batch, consumers, prefetch, duplicates * 100,
+                        + " relay batch %d x %d relays, %d consumers (prefetch %d), %.0f %% duplicates, sides %s, %d cores, Java %s%n",
+                String.join(" and ", brokers), n, warmup, rounds, batch, relays, consumers, prefetch, duplicates * 100,
                 String.join(",", sides), Runtime.getRuntime().availableProcessors(), Runtime.version());
 
         createDatabase(pgServer);
@@ -170,7 +173,7 @@ public final class MessagingBench {
                 started.add(start(name));
             }
             waits = pgWaits ? PgWaits.start(pgServer + DATABASE) : null;
-            MessagingBench bench = new MessagingBench(n, batch, clients, consumers, prefetch, duplicates, dataSource, waits);
+            MessagingBench bench = new MessagingBench(n, batch, relays, clients, consumers, prefetch, duplicates, dataSource, waits);
             bench.measure(started, sides, warmup, rounds);
         } finally {
             if (waits != null) {
@@ -390,15 +393,18 @@ public final class MessagingBench {
                 retried.increment();
             }
         };
-        OutboxRelay relay = new OutboxRelay(dataSource, JdbcDialect.POSTGRESQL, broker.transport(),
-                RelayConfig.custom().batchSize(batch).build(), listener);
+        List<OutboxRelay> running = new ArrayList<>();
+        for (int i = 0; i < relays; i++) {
+            running.add(new OutboxRelay(dataSource, JdbcDialect.POSTGRESQL, broker.transport(),
+                    RelayConfig.custom().batchSize(batch).build(), listener));
+        }
         String phase = broker.name() + " relay";
         long counter = broker.counter();
         double seconds;
         double commitSeconds;
         phase(phase);
         long start = System.nanoTime();
-        relay.start();
+        running.forEach(OutboxRelay::start);
         try {
             load.run();
             commitSeconds = (System.nanoTime() - start) / 1e9;
@@ -409,16 +415,19 @@ public final class MessagingBench {
             seconds = (System.nanoTime() - start) / 1e9;
             phaseEnd(phase, n);
         } finally {
-            relay.stop();
+            running.forEach(OutboxRelay::stop);
         }
         long success = count("SELECT COUNT(*) FROM onlyonce_message_log WHERE status = 'SUCCESS'");
         if (success != n || retried.sum() != 0) {
             throw new IllegalStateException("relay: " + success + " SUCCESS rows, " + retried.sum() + " retried, for " + n);
         }
         broker.expectPublished(n);
-        RelayStats stats = relay.stats();
+        long polls = 0;
+        for (OutboxRelay relay : running) {
+            polls += relay.stats().polls();
+        }
         String counted = counterNote(broker, counter, n);
-        return new Relayed(seconds, commitSeconds, String.format("%.1f messages per relay poll", n / (double) stats.polls())
+        return new Relayed(seconds, commitSeconds, String.format("%.1f messages per relay poll", n / (double) polls)
                 + (counted.isEmpty() ? "" : ", " + counted));
     }
 

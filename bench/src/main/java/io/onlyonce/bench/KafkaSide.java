@@ -2,11 +2,11 @@ package io.onlyonce.bench;
 
 import io.onlyonce.jdbc.JdbcDialect;
 import io.onlyonce.messaging.ConsumerConfig;
-import io.onlyonce.messaging.Delivery;
 import io.onlyonce.messaging.IdempotentConsumer;
-import io.onlyonce.messaging.InboundMessage;
 import io.onlyonce.messaging.MessageTransport;
 import io.onlyonce.messaging.OutboxMessage;
+import io.onlyonce.messaging.kafka.IdempotentKafkaConsumer;
+import io.onlyonce.messaging.kafka.KafkaConsumerStats;
 import io.onlyonce.messaging.kafka.KafkaMessageHeaders;
 import io.onlyonce.messaging.kafka.KafkaMessageTransport;
 import io.onlyonce.messaging.kafka.KafkaTopics;
@@ -17,7 +17,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -49,11 +48,11 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * {@value #PARTITIONS} partitions, and deletes them at the end). The relay publishes through
  * {@link KafkaMessageTransport#create}; the raw publish is a {@link KafkaProducer} with the same
  * settings ({@code acks=all}, idempotence, {@code linger.ms} 5) sending the same records, then one
- * flush. The consumers are {@code consumers} threads (at most one per partition), each a
- * {@link KafkaConsumer} loop on its share of the partitions, from where the phase's stream starts,
- * that commits the offsets of each poll after handling it: the plain one
- * inserts the effect row with autocommit, the idempotent one hands each record to an
- * {@link IdempotentConsumer} (JDBC inbox) whose handler inserts the same row.
+ * flush. The consumers: {@link IdempotentKafkaConsumer} ({@code consumers} threads) on an
+ * {@link IdempotentConsumer} (JDBC inbox) whose handler inserts the effect row, against
+ * {@code consumers} plain {@link KafkaConsumer} loops that insert the same row with autocommit; both
+ * subscribe in a consumer group of their own (continued from phase to phase) and commit the offsets of
+ * each poll with {@code commitSync} after handling its records.
  */
 final class KafkaSide implements BrokerSide {
 
@@ -70,8 +69,6 @@ final class KafkaSide implements BrokerSide {
     private final String inboxTopic;
     private final List<String> created = new ArrayList<>();
     private long producedSeen;
-    /** Where the stream of the next consumer phase starts, per partition. */
-    private Map<TopicPartition, Long> preloadedFrom = Map.of();
 
     private KafkaSide(String bootstrap) {
         this.bootstrap = bootstrap;
@@ -83,6 +80,7 @@ final class KafkaSide implements BrokerSide {
         this.produced = topic("bench-orders-" + run);
         this.plainTopic = topic("bench-plain-" + run);
         this.inboxTopic = topic("bench-inbox-" + run);
+        topic(KafkaTopics.deadLetterTopicOf(inboxTopic));
         Map<String, Object> producerConfig = new HashMap<>();
         producerConfig.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         this.transport = KafkaMessageTransport.create(producerConfig);
@@ -118,12 +116,12 @@ final class KafkaSide implements BrokerSide {
 
     @Override
     public String plainDescription() {
-        return PARTITIONS + "-partition topic, KafkaConsumer loops: autocommit insert per record, commitSync per poll";
+        return PARTITIONS + "-partition topic, KafkaConsumer loops in a group: autocommit insert per record, commitSync per poll";
     }
 
     @Override
     public String idempotentDescription() {
-        return "the same loops handing each record to IdempotentConsumer (JDBC inbox), commitSync per poll";
+        return "IdempotentKafkaConsumer + IdempotentConsumer (JDBC inbox)";
     }
 
     @Override
@@ -218,49 +216,71 @@ final class KafkaSide implements BrokerSide {
 
     @Override
     public void preload(List<OutboxMessage> stream, boolean idempotent) throws Exception {
-        String topic = idempotent ? inboxTopic : plainTopic;
-        preloadedFrom = partitionEnds(topic);
         rawPublish(stream, stream.size());
     }
 
     @Override
     public Drain drain(boolean idempotent, int deliveries, Settings settings) throws Exception {
-        String topic = idempotent ? inboxTopic : plainTopic;
-        String groupId = "bench-" + topic;
-        IdempotentConsumer inbox = idempotent ? new IdempotentConsumer("bench-stock", settings.dataSource(),
-                JdbcDialect.POSTGRESQL, MessagingBench.EFFECT, ConsumerConfig.ofDefaults()) : null;
+        return idempotent ? drainIdempotent(deliveries, settings) : drainPlain(deliveries, settings);
+    }
+
+    /** {@link IdempotentKafkaConsumer} on the inbox topic, in a group of its own that each phase continues. */
+    private Drain drainIdempotent(int deliveries, Settings settings) throws Exception {
+        IdempotentConsumer inbox = new IdempotentConsumer("bench-stock", settings.dataSource(), JdbcDialect.POSTGRESQL,
+                MessagingBench.EFFECT, ConsumerConfig.ofDefaults());
+        Map<String, Object> producerConfig = new HashMap<>();
+        producerConfig.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        IdempotentKafkaConsumer consumer = IdempotentKafkaConsumer.builder(inbox, consumerConfig(settings.prefetch()),
+                producerConfig).topic(inboxTopic).groupId("bench-" + inboxTopic).threads(settings.consumers()).build();
+        double seconds;
+        try {
+            long start = System.nanoTime();
+            consumer.start();
+            long deadline = start + MessagingBench.PHASE_TIMEOUT.toNanos();
+            KafkaConsumerStats stats;
+            while ((stats = consumer.stats()).processed() + stats.duplicates() + stats.deadLettered() < deliveries) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("kafka idempotent consumer: " + stats + " of " + deliveries
+                            + " deliveries in " + MessagingBench.PHASE_TIMEOUT);
+                }
+                Thread.sleep(1);
+            }
+            seconds = (System.nanoTime() - start) / 1e9;
+        } finally {
+            consumer.close();
+        }
+        KafkaConsumerStats stats = consumer.stats();
+        return new Drain(seconds, stats.processed(), stats.duplicates(), stats.deadLettered() + stats.retried());
+    }
+
+    /**
+     * {@code consumers} plain {@link KafkaConsumer} loops in a group of their own that each phase
+     * continues: per record one autocommit insert, then {@code commitSync} after each poll.
+     */
+    private Drain drainPlain(int deliveries, Settings settings) throws Exception {
         LongAdder settled = new LongAdder();
-        LongAdder processed = new LongAdder();
-        LongAdder duplicates = new LongAdder();
         LongAdder failed = new LongAdder();
         AtomicBoolean running = new AtomicBoolean(true);
         AtomicReference<Throwable> crash = new AtomicReference<>();
         List<Thread> threads = new ArrayList<>();
+        Map<String, Object> config = consumerConfig(settings.prefetch());
+        config.put(org.apache.kafka.clients.consumer.ConsumerConfig.GROUP_ID_CONFIG, "bench-" + plainTopic);
+        config.put(org.apache.kafka.clients.consumer.ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        config.put(org.apache.kafka.clients.consumer.ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        config.put(org.apache.kafka.clients.consumer.ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        config.put(org.apache.kafka.clients.consumer.ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+                StringDeserializer.class.getName());
+        config.put(org.apache.kafka.clients.consumer.ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+                ByteArrayDeserializer.class.getName());
         long start = System.nanoTime();
-        Map<TopicPartition, Long> from = preloadedFrom;
-        int threadCount = Math.min(settings.consumers(), PARTITIONS);
-        for (int t = 0; t < threadCount; t++) {
-            List<TopicPartition> assigned = new ArrayList<>();
-            for (int p = t; p < PARTITIONS; p += threadCount) {
-                assigned.add(new TopicPartition(topic, p));
-            }
+        for (int t = 0; t < settings.consumers(); t++) {
             Thread thread = new Thread(() -> {
-                try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(consumerConfig(groupId, settings.prefetch()))) {
-                    consumer.assign(assigned);
-                    for (TopicPartition partition : assigned) {
-                        consumer.seek(partition, from.getOrDefault(partition, 0L));
-                    }
+                try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(config)) {
+                    consumer.subscribe(List.of(plainTopic));
                     while (running.get()) {
                         ConsumerRecords<String, byte[]> records = consumer.poll(Duration.ofMillis(100));
                         for (ConsumerRecord<String, byte[]> record : records) {
-                            if (inbox != null) {
-                                Delivery delivery = inbox.process(inbound(record));
-                                switch (delivery.kind()) {
-                                    case PROCESSED -> processed.increment();
-                                    case DUPLICATE -> duplicates.increment();
-                                    default -> failed.increment();
-                                }
-                            } else if (!insert(settings, record)) {
+                            if (!insert(settings, record)) {
                                 failed.increment();
                             }
                             settled.increment();
@@ -285,8 +305,8 @@ final class KafkaSide implements BrokerSide {
                     throw new IllegalStateException("a consumer thread failed", crash.get());
                 }
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("kafka " + (idempotent ? "idempotent" : "plain") + " consumer: "
-                            + settled.sum() + " of " + deliveries + " deliveries settled in " + MessagingBench.PHASE_TIMEOUT);
+                    throw new IllegalStateException("kafka plain consumer: " + settled.sum() + " of " + deliveries
+                            + " deliveries settled in " + MessagingBench.PHASE_TIMEOUT);
                 }
                 Thread.sleep(1);
             }
@@ -297,34 +317,14 @@ final class KafkaSide implements BrokerSide {
                 thread.join(10_000);
             }
         }
-        return idempotent ? new Drain(seconds, processed.sum(), duplicates.sum(), failed.sum())
-                : new Drain(seconds, -1, -1, failed.sum());
+        return new Drain(seconds, -1, -1, failed.sum());
     }
 
-    private Map<String, Object> consumerConfig(String groupId, int maxPollRecords) {
+    private Map<String, Object> consumerConfig(int maxPollRecords) {
         Map<String, Object> config = new HashMap<>();
         config.put(org.apache.kafka.clients.consumer.ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        config.put(org.apache.kafka.clients.consumer.ConsumerConfig.GROUP_ID_CONFIG, groupId);
-        config.put(org.apache.kafka.clients.consumer.ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        config.put(org.apache.kafka.clients.consumer.ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         config.put(org.apache.kafka.clients.consumer.ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxPollRecords);
-        config.put(org.apache.kafka.clients.consumer.ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
-                StringDeserializer.class.getName());
-        config.put(org.apache.kafka.clients.consumer.ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
-                ByteArrayDeserializer.class.getName());
         return config;
-    }
-
-    private static InboundMessage inbound(ConsumerRecord<String, byte[]> record) {
-        Map<String, String> headers = new LinkedHashMap<>();
-        for (Header header : record.headers()) {
-            headers.put(header.key(), new String(header.value(), StandardCharsets.UTF_8));
-        }
-        String id = headers.remove(KafkaMessageHeaders.MESSAGE_ID);
-        String type = headers.remove(KafkaMessageHeaders.MESSAGE_TYPE);
-        headers.remove(KafkaMessageHeaders.CONTENT_TYPE);
-        return new InboundMessage(id, record.topic(), type == null ? "" : type,
-                new String(record.value(), StandardCharsets.UTF_8), headers, false);
     }
 
     private static boolean insert(Settings settings, ConsumerRecord<String, byte[]> record) {

@@ -1,11 +1,8 @@
 package io.onlyonce.bench;
 
-import com.rabbitmq.client.Channel;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.onlyonce.jdbc.JdbcDialect;
-import io.onlyonce.messaging.ConsumerConfig;
-import io.onlyonce.messaging.IdempotentConsumer;
 import io.onlyonce.messaging.JdbcOutbox;
 import io.onlyonce.messaging.MessageHandler;
 import io.onlyonce.messaging.MessagingSchema;
@@ -13,11 +10,6 @@ import io.onlyonce.messaging.OutboxListener;
 import io.onlyonce.messaging.OutboxMessage;
 import io.onlyonce.messaging.OutboxRelay;
 import io.onlyonce.messaging.RelayConfig;
-import io.onlyonce.messaging.RelayStats;
-import io.onlyonce.messaging.rabbit.IdempotentRabbitListener;
-import io.onlyonce.messaging.rabbit.RabbitMessageTransport;
-import io.onlyonce.messaging.rabbit.RabbitTopology;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -38,108 +30,87 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.LongSupplier;
-import org.springframework.amqp.core.AcknowledgeMode;
-import org.springframework.amqp.core.Message;
-import org.springframework.amqp.core.MessageDeliveryMode;
-import org.springframework.amqp.core.MessageProperties;
-import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
-import org.springframework.amqp.rabbit.connection.CachingConnectionFactory.ConfirmType;
-import org.springframework.amqp.rabbit.connection.CorrelationData;
-import org.springframework.amqp.rabbit.core.RabbitAdmin;
-import org.springframework.amqp.rabbit.core.RabbitTemplate;
-import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
-import org.springframework.amqp.rabbit.listener.api.ChannelAwareMessageListener;
 
 /**
- * The message layer on PostgreSQL and RabbitMQ against the same work done without it, measured in
- * the same run, rounds interleaved (the order alternates from round to round), medians printed.
+ * The message layer on PostgreSQL against the same work done without it, on each broker
+ * ({@code -Dbench.broker=rabbit|kafka|both}), measured in the same run, rounds interleaved (the
+ * order alternates from round to round), medians printed side by side.
  *
- * <p>Producer side, N messages each:
+ * <p>Side {@code relay}, N messages per phase:
  * <ul>
- *   <li>(a) baseline: N messages published straight to RabbitMQ on one thread, in batches of the
- *       relay's batch size, waiting for the correlated publisher confirms of each batch (mandatory,
- *       persistent): the relay's publishing without the outbox table;
- *   <li>(b) OnlyOnce: N business transactions on {@code clients} threads, each inserting one order
- *       row and recording one outbox message ({@link JdbcOutbox}) before its commit, then waking the
- *       {@link OutboxRelay} (running, default config, {@link RabbitMessageTransport}); the clock stops
- *       when the relay marked all N rows SUCCESS on their confirms;
- *   <li>(c) the same business transactions without the outbox: the outbox's share of the transaction.
+ *   <li>raw: the N messages published straight to the broker from this JVM the best raw way with the
+ *       transport's guarantees ({@link BrokerSide#rawPublish}, in batches of the relay's batch size),
+ *       until all are confirmed;
+ *   <li>relay: the same N messages committed to the outbox beforehand (not measured), then an
+ *       {@link OutboxRelay} on the broker's transport is started; the clock stops when it marked the
+ *       N-th row SUCCESS on its confirm.
  * </ul>
- * Consumer side, the same delivery stream each: N distinct messages plus 10 % of them published a
- * second time about 50 messages later (at-least-once delivery), preloaded into a queue, then drained
- * by a {@link SimpleMessageListenerContainer} ({@code consumers} threads, manual acks):
+ * Side {@code consumer}, the same delivery stream each: N distinct messages plus 10 % of them
+ * published a second time about 50 messages later (at-least-once delivery), preloaded, then drained
+ * by {@code consumers} threads:
  * <ul>
- *   <li>(a) baseline: a listener that inserts one effect row per delivery with autocommit and acks
- *       (at-least-once, not idempotent: every duplicate takes effect again);
- *   <li>(b) OnlyOnce: {@link IdempotentRabbitListener} on an {@link IdempotentConsumer} whose handler
- *       inserts the same row in the inbox transaction. The bench fails unless the effect count equals
- *       the distinct count.
+ *   <li>plain: one effect row inserted per delivery with autocommit, then the delivery is
+ *       acknowledged (at-least-once, not idempotent: every duplicate takes effect again);
+ *   <li>idempotent: the broker's idempotent consumer on an {@code IdempotentConsumer} (JDBC inbox)
+ *       whose handler inserts the same row in the inbox transaction. The bench fails unless the
+ *       effect count equals the distinct count.
  * </ul>
- * Settings as system properties ({@code -Dbench.n=4000}) or arguments ({@code --n=4000}): {@code n} (4000),
- * {@code rounds} (5), {@code warmup} rounds (1), producer {@code clients} (4), listener
- * {@code consumers} (4), {@code prefetch} (50), {@code duplicates} (0.1), {@code sides}
- * ({@code producer,consumer}), {@code pgWaits} (false: sample {@code pg_stat_activity} every 10 ms
- * and read {@code pg_stat_wal} around each phase, and print where the backends waited).
+ * Side {@code business} (not run by default): N business transactions on {@code clients} threads,
+ * each inserting one order row and recording one outbox message before its commit and waking the
+ * running relay, until the relay marked all N SUCCESS; against the same business transactions
+ * without the outbox.
+ *
+ * <p>Settings as system properties ({@code -Dbench.n=4000}) or arguments ({@code --n=4000}): {@code broker}
+ * ({@code rabbit}), {@code n} (4000), {@code rounds} (5), {@code warmup} rounds (1), relay {@code batch}
+ * ({@value RelayConfig#DEFAULT_BATCH_SIZE}), {@code relays} (1: how many {@link OutboxRelay}s run on the
+ * table at once), producer {@code clients} (4), {@code consumers} (4),
+ * {@code prefetch} (50), {@code duplicates} (0.1), {@code sides} ({@code relay,consumer}),
+ * {@code pgWaits} (false: sample {@code pg_stat_activity} every 10 ms and read {@code pg_stat_wal}
+ * around each phase, and print where the backends waited).
  *
  * <p>Servers: PostgreSQL at {@code ONLYONCE_PG_URL} (jdbc:postgresql://127.0.0.1:5432/, user
- * postgres; database {@value #DATABASE} is created and dropped), RabbitMQ at
- * {@code ONLYONCE_RABBIT_HOST}:{@code ONLYONCE_RABBIT_PORT} (127.0.0.1:5672, guest/guest; a scratch
- * virtual host is created and deleted with {@code rabbitmqctl}).
+ * postgres; database {@value #DATABASE} is created and dropped); RabbitMQ and Kafka as {@link RabbitSide}
+ * and {@link KafkaSide} say.
  *
- * <pre>bench/run.sh MessagingBench [-Dbench.n=4000] [-Dbench.rounds=5] [-Dbench.clients=4] [-Dbench.consumers=4]</pre>
+ * <pre>bench/run.sh MessagingBench [-Dbench.broker=rabbit] [-Dbench.n=4000] [-Dbench.rounds=5]</pre>
  */
 public final class MessagingBench {
 
     static final String DATABASE = "onlyonce_bench_msg";
-    private static final String ROUTING_KEY = "order.created";
-    private static final int BATCH = RelayConfig.DEFAULT_BATCH_SIZE;
-    private static final Duration PHASE_TIMEOUT = Duration.ofMinutes(2);
+    static final Duration PHASE_TIMEOUT = Duration.ofMinutes(2);
+    static final String INSERT_EFFECT = "INSERT INTO bench_effects (message_id, payload) VALUES (?, ?)";
+    /** The idempotent consumers' handler: the plain consumers' insert, in the inbox transaction. */
+    static final MessageHandler EFFECT = (message, connection) -> {
+        try (PreparedStatement insert = connection.prepareStatement(INSERT_EFFECT)) {
+            insert.setString(1, message.id());
+            insert.setString(2, message.payload());
+            insert.executeUpdate();
+        }
+    };
     private static final String INSERT_ORDER = "INSERT INTO bench_orders (id, item, quantity) VALUES (?, ?, ?)";
-    private static final String INSERT_EFFECT = "INSERT INTO bench_effects (message_id, payload) VALUES (?, ?)";
 
     private final int n;
+    private final int batch;
+    private final int relays;
     private final int clients;
-    private final int consumers;
-    private final int prefetch;
     private final double duplicateShare;
     private final HikariDataSource dataSource;
-    private final RabbitTemplate template;
-    private final RabbitMessageTransport transport;
-    private final CachingConnectionFactory consuming;
-    private final RabbitAdmin admin;
-    private final RabbitTopology produced;
-    private final RabbitTopology plainQueue;
-    private final RabbitTopology inboxQueue;
+    private final BrokerSide.Settings settings;
     private final ExecutorService producers;
     private final JdbcOutbox outbox = new JdbcOutbox(JdbcDialect.POSTGRESQL);
     private final PgWaits waits;
-    /** Channels the publishing connection factory opened: Spring AMQP keeps a channel with pending confirms out of its cache. */
-    private final LongAdder channelsOpened = new LongAdder();
     private long sequence;
 
-    private MessagingBench(int n, int clients, int consumers, int prefetch, double duplicateShare,
-            HikariDataSource dataSource, CachingConnectionFactory confirming, CachingConnectionFactory consuming,
-            PgWaits waits) {
+    private MessagingBench(int n, int batch, int relays, int clients, int consumers, int prefetch, double duplicateShare,
+            HikariDataSource dataSource, PgWaits waits) {
         this.n = n;
+        this.batch = batch;
+        this.relays = relays;
         this.clients = clients;
-        this.consumers = consumers;
-        this.prefetch = prefetch;
         this.duplicateShare = duplicateShare;
         this.dataSource = dataSource;
-        this.consuming = consuming;
+        this.settings = new BrokerSide.Settings(dataSource, consumers, prefetch);
         this.waits = waits;
-        confirming.addChannelListener((channel, transactional) -> channelsOpened.increment());
-        this.template = new RabbitTemplate(confirming);
-        template.setMandatory(true);
-        this.transport = new RabbitMessageTransport(template);
-        this.admin = new RabbitAdmin(consuming);
-        this.produced = RabbitTopology.forConsumer("bench.orders", ROUTING_KEY, "bench.orders.sink");
-        this.plainQueue = RabbitTopology.forConsumer("bench.plain", ROUTING_KEY, "bench.plain");
-        this.inboxQueue = RabbitTopology.forConsumer("bench.inbox", ROUTING_KEY, "bench.inbox");
-        produced.declare(admin);
-        plainQueue.declare(admin);
-        inboxQueue.declare(admin);
         this.producers = Executors.newFixedThreadPool(clients, task -> {
             Thread thread = new Thread(task, "bench-producer");
             thread.setDaemon(true);
@@ -156,153 +127,187 @@ public final class MessagingBench {
             e.printStackTrace();
             System.exit(1);
         }
-        System.exit(0); // the AMQP client's and Spring AMQP's pools may keep threads alive
+        System.exit(0); // the brokers' clients may keep threads alive
     }
 
     private static void run(String[] args) throws Exception {
         Map<String, String> options = Harness.args(args);
+        String broker = option(options, "broker", "rabbit");
         int n = Integer.parseInt(option(options, "n", "4000"));
         int rounds = Integer.parseInt(option(options, "rounds", "5"));
         int warmup = Integer.parseInt(option(options, "warmup", "1"));
+        int batch = Integer.parseInt(option(options, "batch", String.valueOf(RelayConfig.DEFAULT_BATCH_SIZE)));
+        int relays = Integer.parseInt(option(options, "relays", "1"));
         int clients = Integer.parseInt(option(options, "clients", "4"));
         int consumers = Integer.parseInt(option(options, "consumers", "4"));
         int prefetch = Integer.parseInt(option(options, "prefetch", "50"));
         double duplicates = Double.parseDouble(option(options, "duplicates", "0.1"));
-        List<String> sides = List.of(option(options, "sides", "producer,consumer").split(","));
+        List<String> sides = List.of(option(options, "sides", "relay,consumer").split(","));
         boolean pgWaits = Boolean.parseBoolean(option(options, "pgWaits", "false"));
         String pgServer = Harness.env("ONLYONCE_PG_URL", "jdbc:postgresql://127.0.0.1:5432/");
-        String rabbitHost = Harness.env("ONLYONCE_RABBIT_HOST", "127.0.0.1");
-        int rabbitPort = Integer.parseInt(Harness.env("ONLYONCE_RABBIT_PORT", "5672"));
-        String rabbitmqctl = Harness.env("ONLYONCE_RABBITMQCTL", "rabbitmqctl");
-        if (n < 1 || rounds < 1 || warmup < 0 || clients < 1 || consumers < 1 || prefetch < 1 || duplicates < 0
-                || duplicates > 1) {
-            throw new IllegalArgumentException("n, rounds, clients, consumers and prefetch are at least 1, warmup at least"
-                    + " 0, duplicates in [0, 1]");
+        List<String> brokers = switch (broker) {
+            case "rabbit", "kafka" -> List.of(broker);
+            case "both" -> List.of("rabbit", "kafka");
+            default -> throw new IllegalArgumentException("bench.broker is rabbit, kafka or both, was " + broker);
+        };
+        if (n < 1 || rounds < 1 || warmup < 0 || relays < 1 || batch < 1 || batch > RelayConfig.MAX_BATCH_SIZE || clients < 1
+                || consumers < 1 || prefetch < 1 || duplicates < 0 || duplicates > 1) {
+            throw new IllegalArgumentException("n, rounds, relays, batch (up to " + RelayConfig.MAX_BATCH_SIZE + "), clients,"
+                    + " consumers and prefetch are at least 1, warmup at least 0, duplicates in [0, 1]");
         }
         quietLogging();
 
-        System.out.printf("OnlyOnce message layer: %,d messages per phase, %d warm-up + %d measured rounds, %d producer"
-                        + " clients, %d consumers (prefetch %d), %.0f %% duplicates, relay batch %d, %d cores, Java %s%n",
-                n, warmup, rounds, clients, consumers, prefetch, duplicates * 100, BATCH,
-                Runtime.getRuntime().availableProcessors(), Runtime.version());
+        System.out.printf("OnlyOnce message layer on %s: %,d messages per phase, %d warm-up + %d measured rounds,"
+                        + " relay batch %d x %d relays, %d consumers (prefetch %d), %.0f %% duplicates, sides %s, %d cores, Java %s%n",
+                String.join(" and ", brokers), n, warmup, rounds, batch, relays, consumers, prefetch, duplicates * 100,
+                String.join(",", sides), Runtime.getRuntime().availableProcessors(), Runtime.version());
 
-        String vhost = "onlyonce-bench-msg-" + UUID.randomUUID().toString().substring(0, 8);
         createDatabase(pgServer);
-        Harness.exec(List.of(rabbitmqctl, "add_vhost", vhost));
-        List<CachingConnectionFactory> factories = new ArrayList<>();
+        List<BrokerSide> started = new ArrayList<>();
         HikariDataSource dataSource = null;
         PgWaits waits = null;
         try {
-            Harness.exec(List.of(rabbitmqctl, "set_permissions", "-p", vhost, "guest", ".*", ".*", ".*"));
             dataSource = pool(pgServer + DATABASE, clients + consumers + 2);
             prepareSchema(dataSource);
-            CachingConnectionFactory confirming = factory(rabbitHost, rabbitPort, vhost);
-            confirming.setPublisherConfirmType(ConfirmType.CORRELATED);
-            confirming.setPublisherReturns(true);
-            factories.add(confirming);
-            CachingConnectionFactory consuming = factory(rabbitHost, rabbitPort, vhost);
-            factories.add(consuming);
+            for (String name : brokers) {
+                started.add(start(name));
+            }
             waits = pgWaits ? PgWaits.start(pgServer + DATABASE) : null;
-            MessagingBench bench = new MessagingBench(n, clients, consumers, prefetch, duplicates, dataSource,
-                    confirming, consuming, waits);
-            bench.measure(sides, warmup, rounds);
+            MessagingBench bench = new MessagingBench(n, batch, relays, clients, consumers, prefetch, duplicates, dataSource, waits);
+            bench.measure(started, sides, warmup, rounds);
         } finally {
             if (waits != null) {
                 waits.close();
             }
-            factories.forEach(CachingConnectionFactory::destroy);
+            for (BrokerSide side : started) {
+                try {
+                    side.close();
+                } catch (Exception e) {
+                    System.out.println("closing " + side.name() + ": " + e);
+                }
+            }
             if (dataSource != null) {
                 dataSource.close();
             }
-            Harness.exec(List.of(rabbitmqctl, "delete_vhost", vhost));
             dropDatabase(pgServer);
         }
     }
 
-    private void measure(List<String> sides, int warmup, int rounds) throws Exception {
-        boolean producer = sides.contains("producer");
-        boolean consumer = sides.contains("consumer");
-        Map<String, List<Double>> rates = new LinkedHashMap<>();
-        Map<String, List<Double>> commits = new LinkedHashMap<>();
-        Map<String, String> notes = new LinkedHashMap<>();
+    private static BrokerSide start(String name) throws Exception {
+        return name.equals("rabbit") ? RabbitSide.start() : KafkaSide.start();
+    }
+
+    // ---------------------------------------------------------------- rounds and report
+
+    /** A phase's medians and notes, per broker. */
+    private static final class Phases {
+        final Map<String, List<Double>> rates = new LinkedHashMap<>();
+        final Map<String, String> notes = new LinkedHashMap<>();
+
+        void record(String key, Result result) {
+            rates.computeIfAbsent(key, k -> new ArrayList<>()).add(result.rate());
+            notes.put(key, result.note());
+        }
+    }
+
+    private void measure(List<BrokerSide> brokers, List<String> sides, int warmup, int rounds) throws Exception {
+        Phases phases = new Phases();
         for (int round = -warmup; round < rounds; round++) {
             boolean measured = round >= 0;
             long roundStart = System.nanoTime();
             boolean reverse = Math.floorMod(round, 2) == 1;
             StringBuilder line = new StringBuilder(measured ? "round " + (round + 1) + ":" : "warm-up:");
-            if (producer) {
-                List<String> order = reverse ? List.of("c", "b", "a") : List.of("a", "b", "c");
+            for (BrokerSide broker : brokers) {
+                line.append("  ").append(broker.name());
+                List<String> order = new ArrayList<>();
+                if (sides.contains("relay")) {
+                    order.addAll(reverse ? List.of("relay", "raw") : List.of("raw", "relay"));
+                }
+                if (sides.contains("consumer")) {
+                    order.addAll(reverse ? List.of("idempotent", "plain") : List.of("plain", "idempotent"));
+                }
+                if (sides.contains("business")) {
+                    order.addAll(reverse ? List.of("business", "e2e") : List.of("e2e", "business"));
+                }
                 for (String phase : order) {
                     Result result = switch (phase) {
-                        case "a" -> directPublish();
-                        case "b" -> outboxAndRelay();
-                        default -> businessOnly();
+                        case "raw" -> raw(broker);
+                        case "relay" -> relay(broker);
+                        case "plain" -> consume(broker, false);
+                        case "idempotent" -> consume(broker, true);
+                        case "e2e" -> outboxAndRelay(broker);
+                        default -> businessOnly(broker);
                     };
-                    record(measured, rates, commits, notes, "producer " + phase, result);
-                    line.append(String.format("  P%s %,.0f/s", phase, result.rate()));
-                }
-            }
-            if (consumer) {
-                List<String> order = reverse ? List.of("b", "a") : List.of("a", "b");
-                for (String phase : order) {
-                    Result result = consume("b".equals(phase));
-                    record(measured, rates, commits, notes, "consumer " + phase, result);
-                    line.append(String.format("  C%s %,.0f/s", phase, result.rate()));
+                    if (measured) {
+                        phases.record(broker.name() + " " + phase, result);
+                    }
+                    line.append(String.format(" %s %,.0f/s", phase, result.rate()));
                 }
             }
             System.out.println(line.append(String.format("   (%.0f s)", (System.nanoTime() - roundStart) / 1e9)));
         }
-        report(rates, commits, notes, producer, consumer);
+        report(brokers, sides, phases);
         if (waits != null) {
             waits.report();
         }
     }
 
-    private static void record(boolean measured, Map<String, List<Double>> rates, Map<String, List<Double>> commits,
-            Map<String, String> notes, String phase, Result result) {
-        if (!measured) {
-            return;
-        }
-        rates.computeIfAbsent(phase, k -> new ArrayList<>()).add(result.rate());
-        if (result.commitRate() > 0) {
-            commits.computeIfAbsent(phase, k -> new ArrayList<>()).add(result.commitRate());
-        }
-        notes.put(phase, result.note());
-    }
-
-    private void report(Map<String, List<Double>> rates, Map<String, List<Double>> commits, Map<String, String> notes,
-            boolean producer, boolean consumer) {
+    private void report(List<BrokerSide> brokers, List<String> sides, Phases phases) {
         System.out.println();
-        if (producer) {
-            System.out.printf("%-64s %12s %12s   %s%n", "producer side (medians)", "msgs/s", "tx/s", "last round");
-            row("(a) direct publish, confirms per batch of " + BATCH, "producer a", rates, commits, notes);
-            row("(b) business tx + outbox row, relay until all confirmed", "producer b", rates, commits, notes);
-            row("(c) business tx alone (no outbox)", "producer c", rates, commits, notes);
-            System.out.printf("    b/a %s   b/c %s%n", ratios(rates, "producer b", "producer a"),
-                    ratios(rates, "producer b", "producer c"));
-            System.out.println();
+        StringBuilder header = new StringBuilder(String.format("%-52s", "medians; ratio: median of per-round ratios [each]"));
+        for (BrokerSide broker : brokers) {
+            header.append(String.format(" %-34s", broker.name()));
         }
-        if (consumer) {
-            System.out.printf("%-64s %12s   %s%n", "consumer side (medians)", "deliveries/s", "effect rows, last round");
-            System.out.printf("%-64s %12s   %s%n", "(a) plain listener, autocommit insert (at-least-once)",
-                    fmt(median(rates.get("consumer a"))), notes.get("consumer a"));
-            System.out.printf("%-64s %12s   %s%n", "(b) IdempotentRabbitListener + JDBC inbox", fmt(median(rates.get("consumer b"))),
-                    notes.get("consumer b"));
-            System.out.printf("    b/a %s%n", ratios(rates, "consumer b", "consumer a"));
+        System.out.println(header.toString().stripTrailing());
+        if (sides.contains("relay")) {
+            row("raw confirmed publish, msgs/s", "raw", brokers, phases);
+            row("outbox relay until all confirmed, msgs/s", "relay", brokers, phases);
+            ratioRow("  relay / raw (target >= 0.8)", "relay", "raw", brokers, phases);
         }
-        System.out.println("(ratios: median of the per-round ratios, each round's in brackets)");
+        if (sides.contains("consumer")) {
+            row("plain consumer, deliveries/s", "plain", brokers, phases);
+            row("idempotent consumer + inbox, deliveries/s", "idempotent", brokers, phases);
+            ratioRow("  idempotent / plain (target >= 0.7)", "idempotent", "plain", brokers, phases);
+        }
+        if (sides.contains("business")) {
+            row("business tx + outbox, relay until confirmed, msgs/s", "e2e", brokers, phases);
+            row("business tx alone (no outbox), tx/s", "business", brokers, phases);
+            ratioRow("  with outbox / without", "e2e", "business", brokers, phases);
+        }
+        System.out.println();
+        for (BrokerSide broker : brokers) {
+            System.out.println(broker.name() + ":");
+            System.out.println("  raw: " + broker.rawDescription());
+            System.out.println("  plain consumer: " + broker.plainDescription());
+            System.out.println("  idempotent consumer: " + broker.idempotentDescription());
+            phases.notes.forEach((key, note) -> {
+                if (key.startsWith(broker.name() + " ") && !note.isEmpty()) {
+                    System.out.println("  " + key.substring(broker.name().length() + 1) + ", last round: " + note);
+                }
+            });
+        }
     }
 
-    private static void row(String label, String phase, Map<String, List<Double>> rates, Map<String, List<Double>> commits,
-            Map<String, String> notes) {
-        List<Double> commitRates = commits.get(phase);
-        System.out.println(String.format("%-64s %12s %12s   %s", label, fmt(median(rates.get(phase))),
-                commitRates == null ? "-" : fmt(median(commitRates)), notes.get(phase)).stripTrailing());
+    private static void row(String label, String phase, List<BrokerSide> brokers, Phases phases) {
+        StringBuilder line = new StringBuilder(String.format("%-52s", label));
+        for (BrokerSide broker : brokers) {
+            List<Double> rates = phases.rates.get(broker.name() + " " + phase);
+            line.append(String.format(" %-34s", rates == null ? "-" : fmt(median(rates))));
+        }
+        System.out.println(line.toString().stripTrailing());
     }
 
-    private static String ratios(Map<String, List<Double>> rates, String top, String bottom) {
-        List<Double> a = rates.get(top);
-        List<Double> b = rates.get(bottom);
+    private static void ratioRow(String label, String top, String bottom, List<BrokerSide> brokers, Phases phases) {
+        StringBuilder line = new StringBuilder(String.format("%-52s", label));
+        for (BrokerSide broker : brokers) {
+            List<Double> a = phases.rates.get(broker.name() + " " + top);
+            List<Double> b = phases.rates.get(broker.name() + " " + bottom);
+            line.append(String.format(" %-34s", a == null || b == null ? "-" : ratios(a, b)));
+        }
+        System.out.println(line.toString().stripTrailing());
+    }
+
+    private static String ratios(List<Double> a, List<Double> b) {
         List<Double> each = new ArrayList<>();
         for (int i = 0; i < a.size(); i++) {
             each.add(a.get(i) / b.get(i));
@@ -316,23 +321,65 @@ public final class MessagingBench {
 
     // ---------------------------------------------------------------- producer side
 
-    /** (a) N messages published on one thread, batch by batch, each batch waiting for its confirms. */
-    private Result directPublish() throws Exception {
-        List<String> ids = ids("direct", n);
-        long channels = channelsOpened.sum();
-        phase("producer a");
-        long start = System.nanoTime();
-        publishConfirmed(produced.exchange(), ids);
-        double seconds = (System.nanoTime() - start) / 1e9;
-        phaseEnd("producer a", n);
-        expectDepthAndPurge(produced.queue(), n);
-        return new Result(n / seconds, 0, String.format("%.2f channels opened per message",
-                (channelsOpened.sum() - channels) / (double) n));
+    private String counterNote(BrokerSide broker, long before, long messages) {
+        return broker.counterName() == null ? ""
+                : String.format("%.3f %s per message", (broker.counter() - before) / (double) messages, broker.counterName());
     }
 
-    /** (b) N business transactions, each with one outbox row; the relay publishes them until all are SUCCESS. */
-    private Result outboxAndRelay() throws Exception {
-        truncate("bench_orders", "onlyonce_message_log");
+    /** The raw confirmed publish of N messages. */
+    private Result raw(BrokerSide broker) throws Exception {
+        List<OutboxMessage> messages = new ArrayList<>(n);
+        for (String id : ids("raw", n)) {
+            messages.add(broker.message(id));
+        }
+        String phase = broker.name() + " raw";
+        long counter = broker.counter();
+        phase(phase);
+        long start = System.nanoTime();
+        broker.rawPublish(messages, batch);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        phaseEnd(phase, n);
+        broker.expectPublished(n);
+        return new Result(n / seconds, counterNote(broker, counter, n));
+    }
+
+    /** N messages committed to the outbox beforehand; the relay publishes them until all are SUCCESS. */
+    private Result relay(BrokerSide broker) throws Exception {
+        truncate("onlyonce_message_log");
+        List<String> ids = ids("outbox", n);
+        try (Connection connection = dataSource.getConnection()) {
+            connection.setAutoCommit(false);
+            for (int i = 0; i < ids.size(); i++) {
+                outbox.record(connection, broker.message(ids.get(i)));
+                if (i % 500 == 499) {
+                    connection.commit();
+                }
+            }
+            connection.commit();
+            connection.setAutoCommit(true);
+        }
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+            s.execute("VACUUM ANALYZE onlyonce_message_log");
+        }
+        Relayed relayed = relayUntilSent(broker, () -> { });
+        return new Result(n / relayed.seconds(), relayed.note());
+    }
+
+    private record Relayed(double seconds, double commitSeconds, String note) {
+    }
+
+    @FunctionalInterface
+    private interface Work {
+        void run(int index) throws Exception;
+    }
+
+    @FunctionalInterface
+    private interface Load {
+        void run() throws Exception;
+    }
+
+    /** Starts a relay, runs {@code load}, and waits until the relay marked N rows SUCCESS. */
+    private Relayed relayUntilSent(BrokerSide broker, Load load) throws Exception {
         CountDownLatch sent = new CountDownLatch(n);
         LongAdder retried = new LongAdder();
         OutboxListener listener = new OutboxListener() {
@@ -346,56 +393,76 @@ public final class MessagingBench {
                 retried.increment();
             }
         };
-        OutboxRelay relay = new OutboxRelay(dataSource, JdbcDialect.POSTGRESQL, transport, RelayConfig.ofDefaults(), listener);
-        String prefix = "order-" + (++sequence);
-        long channels = channelsOpened.sum();
-        relay.start();
+        List<OutboxRelay> running = new ArrayList<>();
+        for (int i = 0; i < relays; i++) {
+            running.add(new OutboxRelay(dataSource, JdbcDialect.POSTGRESQL, broker.transport(),
+                    RelayConfig.custom().batchSize(batch).build(), listener));
+        }
+        String phase = broker.name() + " relay";
+        long counter = broker.counter();
         double seconds;
         double commitSeconds;
+        phase(phase);
+        long start = System.nanoTime();
+        running.forEach(OutboxRelay::start);
         try {
-            phase("producer b");
-            long start = System.nanoTime();
-            onClients(i -> businessTransaction(prefix + "-" + i, relay));
+            load.run();
             commitSeconds = (System.nanoTime() - start) / 1e9;
             if (!sent.await(PHASE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new IllegalStateException("the relay confirmed " + (n - sent.getCount()) + " of " + n + " messages in "
                         + PHASE_TIMEOUT);
             }
             seconds = (System.nanoTime() - start) / 1e9;
-            phaseEnd("producer b", n);
+            phaseEnd(phase, n);
         } finally {
-            relay.stop();
+            running.forEach(OutboxRelay::stop);
         }
         long success = count("SELECT COUNT(*) FROM onlyonce_message_log WHERE status = 'SUCCESS'");
-        long orders = count("SELECT COUNT(*) FROM bench_orders");
-        if (success != n || orders != n || retried.sum() != 0) {
-            throw new IllegalStateException("outbox run: " + orders + " orders, " + success + " SUCCESS rows, "
-                    + retried.sum() + " retried, for " + n);
+        if (success != n || retried.sum() != 0) {
+            throw new IllegalStateException("relay: " + success + " SUCCESS rows, " + retried.sum() + " retried, for " + n);
         }
-        expectDepthAndPurge(produced.queue(), n);
-        RelayStats stats = relay.stats();
-        return new Result(n / seconds, n / commitSeconds, String.format("%.1f messages per relay poll, %.2f channels"
-                + " opened per message", n / (double) stats.polls(), (channelsOpened.sum() - channels) / (double) n));
+        broker.expectPublished(n);
+        long polls = 0;
+        for (OutboxRelay relay : running) {
+            polls += relay.stats().polls();
+        }
+        String counted = counterNote(broker, counter, n);
+        return new Relayed(seconds, commitSeconds, String.format("%.1f messages per relay poll", n / (double) polls)
+                + (counted.isEmpty() ? "" : ", " + counted));
     }
 
-    /** (c) the same business transactions without the outbox. */
-    private Result businessOnly() throws Exception {
-        truncate("bench_orders");
+    /** Business transactions that each record one outbox message, while the relay publishes them. */
+    private Result outboxAndRelay(BrokerSide broker) throws Exception {
+        truncate("bench_orders", "onlyonce_message_log");
         String prefix = "order-" + (++sequence);
-        phase("producer c");
-        long start = System.nanoTime();
-        onClients(i -> businessTransaction(prefix + "-" + i, null));
-        double seconds = (System.nanoTime() - start) / 1e9;
-        phaseEnd("producer c", n);
+        Relayed relayed = relayUntilSent(broker, () -> onClients(i -> businessTransaction(broker, prefix + "-" + i, true)));
         long orders = count("SELECT COUNT(*) FROM bench_orders");
         if (orders != n) {
             throw new IllegalStateException(orders + " orders for " + n);
         }
-        return new Result(n / seconds, n / seconds, "");
+        return new Result(n / relayed.seconds(), String.format("business commits %,.0f tx/s, ", n / relayed.commitSeconds())
+                + relayed.note());
     }
 
-    /** One order row, and with a relay one outbox message, in one transaction; the relay is woken after the commit. */
-    private void businessTransaction(String orderId, OutboxRelay relay) throws SQLException {
+    /** The same business transactions without the outbox. */
+    private Result businessOnly(BrokerSide broker) throws Exception {
+        truncate("bench_orders");
+        String prefix = "order-" + (++sequence);
+        String phase = broker.name() + " business";
+        phase(phase);
+        long start = System.nanoTime();
+        onClients(i -> businessTransaction(broker, prefix + "-" + i, false));
+        double seconds = (System.nanoTime() - start) / 1e9;
+        phaseEnd(phase, n);
+        long orders = count("SELECT COUNT(*) FROM bench_orders");
+        if (orders != n) {
+            throw new IllegalStateException(orders + " orders for " + n);
+        }
+        return new Result(n / seconds, "");
+    }
+
+    /** One order row, and with {@code withOutbox} one outbox message, in one transaction. */
+    private void businessTransaction(BrokerSide broker, String orderId, boolean withOutbox) throws SQLException {
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(false);
             try (PreparedStatement insert = connection.prepareStatement(INSERT_ORDER)) {
@@ -404,21 +471,12 @@ public final class MessagingBench {
                 insert.setInt(3, 1);
                 insert.executeUpdate();
             }
-            if (relay != null) {
-                outbox.record(connection, new OutboxMessage(OutboxMessage.id(orderId, "created"), produced.exchange(),
-                        ROUTING_KEY, payload(orderId), Map.of("X-Request-ID", "req-" + orderId)));
+            if (withOutbox) {
+                outbox.record(connection, broker.message(OutboxMessage.id(orderId, "created")));
             }
             connection.commit();
             connection.setAutoCommit(true);
         }
-        if (relay != null) {
-            relay.wakeUp();
-        }
-    }
-
-    @FunctionalInterface
-    private interface Work {
-        void run(int index) throws Exception;
     }
 
     /** Runs {@code work} for indexes 0..n-1 spread over the producer clients; returns when all are done. */
@@ -440,111 +498,37 @@ public final class MessagingBench {
 
     // ---------------------------------------------------------------- consumer side
 
-    /** Preloads the delivery stream, then drains it with the plain or the idempotent listener. */
-    private Result consume(boolean idempotent) throws Exception {
+    /** Preloads the delivery stream, then drains it with the plain or the idempotent consumer, and checks the effects. */
+    private Result consume(BrokerSide broker, boolean idempotent) throws Exception {
         truncate("bench_effects", "onlyonce_inbox");
-        RabbitTopology topology = idempotent ? inboxQueue : plainQueue;
-        String phase = idempotent ? "consumer b" : "consumer a";
-        List<String> stream = deliveries("msg-" + (++sequence));
+        List<OutboxMessage> stream = new ArrayList<>();
+        for (String id : deliveries("msg-" + (++sequence))) {
+            stream.add(broker.delivery(id, idempotent));
+        }
         int deliveries = stream.size();
         int duplicates = deliveries - n;
-        preload(topology.exchange(), stream);
-        expectDepth(topology.queue(), deliveries);
-
-        SimpleMessageListenerContainer container;
-        LongSupplier settled;
-        IdempotentRabbitListener inbox = null;
-        PlainListener plain = null;
-        if (idempotent) {
-            MessageHandler effect = (message, connection) -> {
-                try (PreparedStatement insert = connection.prepareStatement(INSERT_EFFECT)) {
-                    insert.setString(1, message.id());
-                    insert.setString(2, message.payload());
-                    insert.executeUpdate();
-                }
-            };
-            IdempotentConsumer consumer = new IdempotentConsumer("bench-stock", dataSource, JdbcDialect.POSTGRESQL, effect,
-                    ConsumerConfig.ofDefaults());
-            IdempotentRabbitListener listener = IdempotentRabbitListener.builder(consumer, template).topology(topology).build();
-            inbox = listener;
-            container = listener.newContainer(consuming, topology.queue());
-            settled = () -> listener.processed() + listener.duplicates() + listener.deadLettered();
-        } else {
-            PlainListener listener = new PlainListener(dataSource);
-            plain = listener;
-            container = new SimpleMessageListenerContainer(consuming);
-            container.setQueueNames(topology.queue());
-            container.setAcknowledgeMode(AcknowledgeMode.MANUAL);
-            container.setMessageListener(listener);
-            settled = listener.acked::sum;
-        }
-        container.setConcurrentConsumers(consumers);
-        container.setPrefetchCount(prefetch);
-        container.setReceiveTimeout(100); // idle consumers notice a stop sooner (default 1 s); busy ones never wait
-        double seconds;
-        try {
-            phase(phase);
-            long start = System.nanoTime();
-            container.start();
-            long deadline = start + PHASE_TIMEOUT.toNanos();
-            while (settled.getAsLong() < deliveries) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException(phase + ": " + settled.getAsLong() + " of " + deliveries
-                            + " deliveries settled in " + PHASE_TIMEOUT);
-                }
-                Thread.sleep(1);
-            }
-            seconds = (System.nanoTime() - start) / 1e9;
-            phaseEnd(phase, deliveries);
-        } finally {
-            container.stop();
-        }
-        expectDepth(topology.queue(), 0);
+        broker.preload(stream, idempotent);
+        String phase = broker.name() + (idempotent ? " idempotent" : " plain");
+        phase(phase);
+        BrokerSide.Drain drain = broker.drain(idempotent, deliveries, settings);
+        phaseEnd(phase, deliveries);
         long effects = count("SELECT COUNT(*) FROM bench_effects");
         long distinct = count("SELECT COUNT(DISTINCT message_id) FROM bench_effects");
         if (idempotent) {
             long inboxRows = count("SELECT COUNT(*) FROM onlyonce_inbox");
-            if (effects != n || distinct != n || inboxRows != n || inbox.processed() != n
-                    || inbox.duplicates() != duplicates || inbox.deadLettered() != 0) {
+            if (effects != n || distinct != n || inboxRows != n || drain.processed() != n
+                    || drain.duplicates() != duplicates || drain.failed() != 0) {
                 throw new IllegalStateException("EXACTLY-ONCE VIOLATED: " + effects + " effect rows, " + distinct
                         + " distinct, " + inboxRows + " inbox rows for " + n + " distinct messages and " + duplicates
-                        + " duplicates; listener processed " + inbox.processed() + ", duplicates " + inbox.duplicates()
-                        + ", dead-lettered " + inbox.deadLettered() + ", requeued " + inbox.requeued());
+                        + " duplicates; consumer processed " + drain.processed() + ", duplicates " + drain.duplicates()
+                        + ", failed " + drain.failed());
             }
-        } else if (effects != deliveries || distinct != n || plain.failed.sum() != 0) {
-            throw new IllegalStateException("plain listener: " + effects + " effect rows, " + distinct + " distinct, "
-                    + plain.failed.sum() + " failed, for " + deliveries + " deliveries");
+        } else if (effects != deliveries || distinct != n || drain.failed() != 0) {
+            throw new IllegalStateException("plain consumer: " + effects + " effect rows, " + distinct + " distinct, "
+                    + drain.failed() + " failed, for " + deliveries + " deliveries");
         }
-        return new Result(deliveries / seconds, 0, String.format("%,d for %,d distinct (%,d deliveries)", effects, distinct,
-                deliveries));
-    }
-
-    /** Acks each delivery after one autocommit insert: at-least-once, a duplicate takes effect again. */
-    private static final class PlainListener implements ChannelAwareMessageListener {
-        final LongAdder acked = new LongAdder();
-        final LongAdder failed = new LongAdder();
-        private final HikariDataSource dataSource;
-
-        PlainListener(HikariDataSource dataSource) {
-            this.dataSource = dataSource;
-        }
-
-        @Override
-        public void onMessage(Message message, Channel channel) throws Exception {
-            long tag = message.getMessageProperties().getDeliveryTag();
-            try (Connection connection = dataSource.getConnection();
-                    PreparedStatement insert = connection.prepareStatement(INSERT_EFFECT)) {
-                insert.setString(1, message.getMessageProperties().getMessageId());
-                insert.setString(2, new String(message.getBody(), StandardCharsets.UTF_8));
-                insert.executeUpdate();
-            } catch (SQLException e) {
-                failed.increment();
-                channel.basicNack(tag, false, true);
-                return;
-            }
-            channel.basicAck(tag, false);
-            acked.increment();
-        }
+        return new Result(deliveries / drain.seconds(), String.format("%,d effect rows for %,d distinct (%,d deliveries)",
+                effects, distinct, deliveries));
     }
 
     /**
@@ -569,94 +553,8 @@ public final class MessagingBench {
         return stream;
     }
 
-    // ---------------------------------------------------------------- RabbitMQ
-
-    /**
-     * Publishes {@code ids} as the relay does: one {@code send} with its own correlation per message,
-     * in batches of the relay's size, waiting for each batch's routed, acked confirms.
-     */
-    private void publishConfirmed(String exchange, List<String> ids) throws Exception {
-        for (int from = 0; from < ids.size(); from += BATCH) {
-            List<CorrelationData> batch = new ArrayList<>(BATCH);
-            for (String id : ids.subList(from, Math.min(ids.size(), from + BATCH))) {
-                CorrelationData correlation = new CorrelationData(id + "#" + (++sequence));
-                template.send(exchange, ROUTING_KEY, amqp(id), correlation);
-                batch.add(correlation);
-            }
-            awaitConfirms(batch);
-        }
-    }
-
-    /** Fills a queue before a consumer phase (not measured): each batch on one channel, then its confirms. */
-    private void preload(String exchange, List<String> ids) throws Exception {
-        for (int from = 0; from < ids.size(); from += BATCH) {
-            List<String> slice = ids.subList(from, Math.min(ids.size(), from + BATCH));
-            List<CorrelationData> batch = new ArrayList<>(BATCH);
-            template.invoke(operations -> {
-                for (String id : slice) {
-                    CorrelationData correlation = new CorrelationData(id + "#" + (++sequence));
-                    operations.send(exchange, ROUTING_KEY, amqp(id), correlation);
-                    batch.add(correlation);
-                }
-                return null;
-            });
-            awaitConfirms(batch);
-        }
-    }
-
-    private static void awaitConfirms(List<CorrelationData> batch) throws Exception {
-        for (CorrelationData correlation : batch) {
-            CorrelationData.Confirm confirm = correlation.getFuture().get(PHASE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            if (!confirm.ack() || correlation.getReturned() != null) {
-                throw new IllegalStateException("publish of " + correlation.getId() + " not confirmed: " + confirm
-                        + ", returned " + correlation.getReturned());
-            }
-        }
-    }
-
-    /** The message the outbox transport would send for {@code id}: message id, JSON, persistent, X-Request-ID. */
-    private static Message amqp(String id) {
-        MessageProperties properties = new MessageProperties();
-        properties.setMessageId(id);
-        properties.setContentType(MessageProperties.CONTENT_TYPE_JSON);
-        properties.setContentEncoding(StandardCharsets.UTF_8.name());
-        properties.setDeliveryMode(MessageDeliveryMode.PERSISTENT);
-        properties.setHeader("X-Request-ID", "req-" + id);
-        return new Message(payload(id).getBytes(StandardCharsets.UTF_8), properties);
-    }
-
-    private static String payload(String id) {
+    static String payload(String id) {
         return "{\"order\":\"" + id + "\",\"item\":\"phone\",\"quantity\":1}";
-    }
-
-    private void expectDepth(String queue, long expected) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        long depth;
-        while ((depth = depth(queue)) != expected) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("queue " + queue + " holds " + depth + " messages, expected " + expected);
-            }
-            Thread.sleep(20);
-        }
-    }
-
-    private void expectDepthAndPurge(String queue, long expected) throws InterruptedException {
-        expectDepth(queue, expected);
-        admin.purgeQueue(queue, false);
-    }
-
-    private long depth(String queue) {
-        var info = admin.getQueueInfo(queue);
-        return info == null ? -1 : info.getMessageCount();
-    }
-
-    private static CachingConnectionFactory factory(String host, int port, String vhost) {
-        CachingConnectionFactory factory = new CachingConnectionFactory(host, port);
-        factory.setUsername("guest");
-        factory.setPassword("guest");
-        factory.setVirtualHost(vhost);
-        factory.setConnectionTimeout(5_000);
-        return factory;
     }
 
     // ---------------------------------------------------------------- PostgreSQL
@@ -757,11 +655,10 @@ public final class MessagingBench {
     }
 
     /**
-     * @param rate messages (producer) or deliveries (consumer) per second, until the last one was done
-     * @param commitRate producer (b) and (c): business transactions committed per second
+     * @param rate messages or deliveries per second, until the last one was done
      * @param note what the phase left behind
      */
-    private record Result(double rate, double commitRate, String note) {
+    private record Result(double rate, String note) {
     }
 
     /**

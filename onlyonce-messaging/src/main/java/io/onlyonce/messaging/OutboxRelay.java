@@ -47,7 +47,8 @@ import org.jspecify.annotations.Nullable;
  *       has passed: the <em>sweep</em> of a relay that died mid-send) oldest due first,
  *       {@code FOR UPDATE SKIP LOCKED}, so that concurrent relays take different rows; set them
  *       SENDING with a fresh fencing token as {@code sending_owner}, {@code sending_since_ms} now and
- *       {@code next_attempt_at_ms} now + {@link RelayConfig#lease()}, one more attempt; commit.
+ *       {@code next_attempt_at_ms} now + {@link RelayConfig#lease()}, one more attempt; commit. On
+ *       PostgreSQL this is one {@code UPDATE ... RETURNING} statement.
  *   <li><b>Publish</b> the claimed messages together ({@link MessageTransport#publishAll}) outside any
  *       transaction or row lock, and wait for the confirms, at most {@link RelayConfig#publishTimeout()}
  *       (shorter than the lease).
@@ -417,6 +418,9 @@ public final class OutboxRelay implements AutoCloseable {
     }
 
     private List<ClaimedRow> claim(String owner) {
+        if (sql.claimsInOneStatement()) {
+            return claimReturning(owner);
+        }
         return Transactions.run(dataSource, "outbox claim", connection -> {
             List<String> due = new ArrayList<>();
             try (PreparedStatement select = connection.prepareStatement(sql.selectDue())) {
@@ -453,6 +457,39 @@ public final class OutboxRelay implements AutoCloseable {
                 }
             }
             return rows;
+        });
+    }
+
+    /** The claim in one statement (PostgreSQL), its rows sorted oldest first as {@link OutboxSql#selectClaimed} sorts them. */
+    private List<ClaimedRow> claimReturning(String owner) {
+        return Transactions.run(dataSource, "outbox claim", connection -> {
+            List<ClaimedRow> rows = new ArrayList<>();
+            List<Long> created = new ArrayList<>();
+            try (PreparedStatement claim = connection.prepareStatement(sql.claimReturning())) {
+                claim.setString(1, owner);
+                claim.setLong(2, config.lease().toMillis());
+                claim.setInt(3, config.batchSize());
+                try (ResultSet result = claim.executeQuery()) {
+                    while (result.next()) {
+                        rows.add(ClaimedRow.read(result));
+                        created.add(result.getLong(7));
+                    }
+                }
+            }
+            if (rows.size() < 2) {
+                return rows;
+            }
+            Integer[] order = new Integer[rows.size()];
+            for (int i = 0; i < order.length; i++) {
+                order[i] = i;
+            }
+            java.util.Arrays.sort(order, java.util.Comparator.<Integer>comparingLong(created::get)
+                    .thenComparing(i -> rows.get(i).id()));
+            List<ClaimedRow> sorted = new ArrayList<>(rows.size());
+            for (int i : order) {
+                sorted.add(rows.get(i));
+            }
+            return sorted;
         });
     }
 

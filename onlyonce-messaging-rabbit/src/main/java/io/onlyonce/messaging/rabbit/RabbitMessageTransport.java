@@ -5,6 +5,8 @@ import io.onlyonce.messaging.OutboxMessage;
 import io.onlyonce.messaging.rabbit.internal.ConfirmedPublisher;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageDeliveryMode;
@@ -14,7 +16,8 @@ import org.springframework.amqp.rabbit.core.RabbitTemplate;
 /**
  * The {@link MessageTransport} on RabbitMQ: each {@link OutboxMessage} is published on a
  * {@link RabbitTemplate} with its own correlation, and its future completes normally only when the
- * broker acked it (publisher confirm) and did not return it as unroutable.
+ * broker acked it (publisher confirm) and did not return it as unroutable. A batch
+ * ({@link #publishAll}, what the relay hands over) goes on one channel, its confirms awaited together.
  *
  * <p>Required configuration, checked at construction (an {@link IllegalArgumentException} names
  * the missing setting):
@@ -67,6 +70,25 @@ public final class RabbitMessageTransport implements MessageTransport {
     @Override
     public CompletableFuture<Void> publish(OutboxMessage message) {
         return publisher.publish(message.exchange(), message.routingKey(), toAmqp(message), message.id());
+    }
+
+    /**
+     * Publishes the batch on one channel of the template's connection factory and waits, on the
+     * calling thread, up to the confirm timeout for the batch's confirms together, then hands the
+     * channel back to the cache with no confirms pending. Each message is judged as by
+     * {@link #publish}: its future completes normally only for an ack of a message that was not
+     * returned, and one unroutable or nacked message fails only its own future. A channel error under
+     * the batch (a missing exchange closes the channel) fails the messages already on that channel and
+     * not yet confirmed with {@code NACKED}; the rest of the batch goes on a new channel. Without a
+     * connection every message fails at once with {@code NOT_SENT}.
+     */
+    @Override
+    public List<CompletableFuture<Void>> publishAll(List<OutboxMessage> messages) {
+        List<ConfirmedPublisher.Outgoing> batch = new ArrayList<>(messages.size());
+        for (OutboxMessage message : messages) {
+            batch.add(new ConfirmedPublisher.Outgoing(message.exchange(), message.routingKey(), toAmqp(message), message.id()));
+        }
+        return publisher.publishAll(batch);
     }
 
     /** The AMQP message that {@link #publish} sends for {@code message}. */

@@ -56,6 +56,30 @@ public final class OutboxSql {
                 + ") AND " + LIVE + " AND next_attempt_at_ms <= " + now;
     }
 
+    /**
+     * Whether {@link #claimReturning()} claims in one statement: PostgreSQL. The other databases
+     * select the due rows ({@link #selectDue}), claim them ({@link #claim}) and read them back
+     * ({@link #selectClaimed}).
+     */
+    public boolean claimsInOneStatement() {
+        return dialect == JdbcDialect.POSTGRESQL;
+    }
+
+    /**
+     * PostgreSQL: selects, locks (skipping rows other transactions have locked) and claims up to
+     * {@code ?} due rows in one statement, as {@link #selectDue} and {@link #claim} do, and returns the
+     * columns of {@link #selectClaimed} with {@code created_at_ms} after them, in no particular order.
+     * Parameters: owner token, lease (ms), batch size. The due ids are gathered once, as an array
+     * (an init plan), before any row is updated.
+     */
+    public String claimReturning() {
+        return "UPDATE " + TABLE + " SET status = 'SENDING', sending_owner = ?, sending_since_ms = " + now
+                + ", next_attempt_at_ms = " + now + " + ?, attempts = attempts + 1 WHERE id = ANY(ARRAY(SELECT id FROM "
+                + TABLE + " WHERE " + LIVE + " AND next_attempt_at_ms <= " + now
+                + " ORDER BY next_attempt_at_ms LIMIT ? FOR UPDATE SKIP LOCKED))"
+                + " RETURNING id, exchange, routing_key, payload, headers, attempts, created_at_ms";
+    }
+
     /** The rows that the owner token (parameter 1) claimed, among {@code count} ids that follow, oldest first. */
     public String selectClaimed(int count) {
         return "SELECT id, exchange, routing_key, payload, headers, attempts FROM " + TABLE

@@ -4,6 +4,9 @@ import io.onlyonce.messaging.UnroutableMessageException;
 import io.onlyonce.messaging.rabbit.RabbitPublishException;
 import io.onlyonce.messaging.rabbit.RabbitPublishException.Reason;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -18,6 +21,7 @@ import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.core.ReturnedMessage;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.connection.CorrelationData;
+import org.springframework.amqp.rabbit.core.RabbitOperations;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 
 /**
@@ -83,16 +87,106 @@ public final class ConfirmedPublisher {
      * with a {@link RabbitPublishException} or an {@link UnroutableMessageException}.
      */
     public CompletableFuture<Void> publish(String exchange, String routingKey, Message message, @Nullable String messageId) {
-        CompletableFuture<Void> result = new CompletableFuture<>();
-        String base = messageId == null ? "no-id" : messageId;
-        CorrelationData correlation = new CorrelationData(base + "#" + INSTANCE + "-" + sequence.incrementAndGet());
+        CorrelationData correlation = correlation(messageId);
         try {
             template.send(exchange, routingKey, message, correlation);
         } catch (RuntimeException e) {
-            result.completeExceptionally(new RabbitPublishException(Reason.NOT_SENT, messageId,
-                    "message " + messageId + " was not sent to exchange '" + exchange + "': " + e.getMessage(), e));
-            return result;
+            return notSent(exchange, messageId, e);
         }
+        return settle(correlation, messageId);
+    }
+
+    /** One message of a {@link #publishAll} batch. */
+    public record Outgoing(String exchange, String routingKey, Message message, @Nullable String messageId) {
+    }
+
+    /**
+     * Publishes {@code batch} on one channel and waits, on the calling thread, at most the timeout for
+     * the confirms of the whole batch together, then releases the channel; returns one future per
+     * message, in order, each completing as {@link #publish}'s does (already complete for the messages
+     * the broker confirmed or returned within the timeout).
+     *
+     * <p>Each message is judged on its own: a returned (unroutable) or nacked message fails only its
+     * own future. When the channel fails under the batch (a channel error such as a missing exchange
+     * closes it), the messages not yet handed to it go on a new channel; those already handed to the
+     * closed channel and not yet confirmed are nacked ({@code NACKED}). When no channel can be had
+     * (no connection), every message not yet sent fails with {@code NOT_SENT}.
+     */
+    public List<CompletableFuture<Void>> publishAll(List<Outgoing> batch) {
+        int size = batch.size();
+        List<CompletableFuture<Void>> results = new ArrayList<>(Collections.nCopies(size, null));
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        int next = 0;
+        while (next < size) {
+            int from = next;
+            int[] sent = {from};
+            boolean[] onChannel = {false};
+            try {
+                template.invoke(operations -> {
+                    onChannel[0] = true;
+                    for (int i = from; i < size; i++) {
+                        Outgoing outgoing = batch.get(i);
+                        CorrelationData correlation = correlation(outgoing.messageId());
+                        operations.send(outgoing.exchange(), outgoing.routingKey(), outgoing.message(), correlation);
+                        results.set(i, settle(correlation, outgoing.messageId()));
+                        sent[0] = i + 1;
+                    }
+                    awaitConfirms(operations, deadline);
+                    return null;
+                });
+                next = size;
+            } catch (RuntimeException e) {
+                if (!onChannel[0]) {
+                    // no channel: nothing more can be sent now
+                    for (int i = from; i < size; i++) {
+                        Outgoing outgoing = batch.get(i);
+                        results.set(i, notSent(outgoing.exchange(), outgoing.messageId(), e));
+                    }
+                    return results;
+                }
+                if (sent[0] == from) {
+                    // the channel refused the first message it was given: that message fails, the rest go on
+                    Outgoing outgoing = batch.get(from);
+                    results.set(from, notSent(outgoing.exchange(), outgoing.messageId(), e));
+                    next = from + 1;
+                } else {
+                    next = sent[0]; // the channel failed under the batch: the rest go on a new one
+                }
+            }
+        }
+        return results;
+    }
+
+    /**
+     * Waits for the confirms of everything sent on the scoped channel, so that it goes back to the
+     * cache without pending confirms; a timeout, a nack or a closed channel is each message's own
+     * future's business.
+     */
+    private static void awaitConfirms(RabbitOperations operations, long deadline) {
+        long remaining = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+        if (remaining <= 0) {
+            return;
+        }
+        try {
+            operations.waitForConfirms(remaining);
+        } catch (RuntimeException e) {
+            // timed out or the channel closed: the futures time out or were nacked
+        }
+    }
+
+    private CorrelationData correlation(@Nullable String messageId) {
+        String base = messageId == null ? "no-id" : messageId;
+        return new CorrelationData(base + "#" + INSTANCE + "-" + sequence.incrementAndGet());
+    }
+
+    private static CompletableFuture<Void> notSent(String exchange, @Nullable String messageId, RuntimeException e) {
+        return CompletableFuture.failedFuture(new RabbitPublishException(Reason.NOT_SENT, messageId,
+                "message " + messageId + " was not sent to exchange '" + exchange + "': " + e.getMessage(), e));
+    }
+
+    /** The future of a sent message: its correlated confirm, judged with its return, bounded by the timeout. */
+    private CompletableFuture<Void> settle(CorrelationData correlation, @Nullable String messageId) {
+        CompletableFuture<Void> result = new CompletableFuture<>();
         correlation.getFuture().whenComplete((confirm, error) -> {
             if (error != null) {
                 result.completeExceptionally(new RabbitPublishException(Reason.NACKED, messageId,
@@ -113,6 +207,9 @@ public final class ConfirmedPublisher {
                 }
             }
         });
+        if (result.isDone()) {
+            return result;
+        }
         CompletableFuture<Void> out = new CompletableFuture<>();
         result.orTimeout(timeoutMillis, TimeUnit.MILLISECONDS).whenComplete((ignored, error) -> {
             if (error == null) {

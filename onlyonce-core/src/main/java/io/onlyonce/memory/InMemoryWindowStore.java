@@ -46,4 +46,12 @@ public final class InMemoryWindowStore implements WindowStore {
                 : new Window(current.end(), current.count() + 1));
         return new WindowHit(result.count(), Duration.between(now, result.end()));
     }
+
+    @Override
+    public void release(Fingerprint key) {
+        Instant now = clock.instant();
+        windows.computeIfPresent(key, (k, current) -> !now.isBefore(current.end()) || current.count() <= 1
+                ? null
+                : new Window(current.end(), current.count() - 1));
+    }
 }

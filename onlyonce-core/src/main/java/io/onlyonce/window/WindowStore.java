@@ -23,4 +23,14 @@ public interface WindowStore {
      * @return this hit's number within its window, and the time left in the window
      */
     WindowHit hit(Fingerprint key, Duration window);
+
+    /**
+     * Takes back one hit of the window open on {@code key}: the caller's own, for a request that was
+     * refused before it did anything (bad input, no token), so that the corrected request that
+     * follows at once counts as if the refused one had never come. The last hit taken back closes
+     * the window. Does nothing when no window is open on {@code key}. Should the caller's window have
+     * ended and another caller's opened since, that one loses a hit: one more request passes the
+     * window, and the layers behind it still judge it.
+     */
+    void release(Fingerprint key);
 }

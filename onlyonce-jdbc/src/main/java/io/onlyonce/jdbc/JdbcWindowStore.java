@@ -40,6 +40,7 @@ public final class JdbcWindowStore implements WindowStore {
     private final Jdbc.Transactions transactions;
     private final WindowCounter counter;
     private final ExpiredRows expiredRows;
+    private final String release;
 
     /** A store on the default table {@code onlyonce_window}. */
     public JdbcWindowStore(DataSource dataSource, JdbcDialect dialect) {
@@ -53,6 +54,7 @@ public final class JdbcWindowStore implements WindowStore {
         this.transactions = Jdbc.Transactions.of(dialect, config.joinTransactions());
         this.counter = WindowCounter.of(dialect, config.windowTable());
         this.expiredRows = new ExpiredRows(dialect, config.windowTable(), "fingerprint", "window_end_ms");
+        this.release = WindowCounter.release(dialect, config.windowTable());
     }
 
     /** @throws IllegalArgumentException when {@code window} is not positive */
@@ -61,6 +63,17 @@ public final class JdbcWindowStore implements WindowStore {
         String hex = key.hex();
         long windowMillis = ServerClock.millis("window", window);
         return Jdbc.run(dataSource, transactions, "window hit", session -> counter.hit(session, hex, windowMillis));
+    }
+
+    @Override
+    public void release(Fingerprint key) {
+        String hex = key.hex();
+        Jdbc.run(dataSource, transactions, "window release", session -> session.step(connection -> {
+            try (java.sql.PreparedStatement statement = connection.prepareStatement(release)) {
+                statement.setString(1, hex);
+                return statement.executeUpdate();
+            }
+        }));
     }
 
     /**

@@ -81,4 +81,9 @@ public final class RedisWindowStore implements WindowStore {
         long windowMillis = millis(window, "window");
         return WindowScript.toHit(redis.runForList("hit", WindowScript.HIT, keys.window(key), decimal(windowMillis)));
     }
+
+    @Override
+    public void release(Fingerprint key) {
+        redis.runForInteger("release", WindowScript.RELEASE, keys.window(key));
+    }
 }

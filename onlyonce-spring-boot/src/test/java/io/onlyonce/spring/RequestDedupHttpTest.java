@@ -91,6 +91,20 @@ class RequestDedupHttpTest {
     }
 
     @Test
+    void aRequestRefusedAsInvalidGivesItsWindowBackSoTheCorrectedOneIsNotADuplicate() {
+        double released = counted("window_released", "POST /orders/**");
+        String body = order(unique());
+        HttpResponse<String> noKey = http.send(http.post("/orders", "alice", body));
+        assertThat(noKey.statusCode()).as(noKey.body()).isEqualTo(400);
+        HttpResponse<String> corrected = postOrder("/orders", body);
+        assertThat(corrected.statusCode()).as(corrected.body()).isEqualTo(201);
+        // the request that ran holds the window as before
+        assertDuplicate(postOrder("/orders", body), "2");
+        assertThat(orders.executions("orders")).isEqualTo(1);
+        assertThat(counted("window_released", "POST /orders/**")).isEqualTo(released + 1);
+    }
+
+    @Test
     void theWindowEnds() {
         String body = order(unique());
         assertThat(postOrder("/orders", body).statusCode()).isEqualTo(201);

@@ -104,9 +104,18 @@ public class SwitchableStores {
     @Bean
     WindowStore switchableWindowStore(MutableClock clock) {
         WindowStore memory = new InMemoryWindowStore(clock, 100_000);
-        return (key, window) -> {
-            check(WINDOWS_FAILING, "window");
-            return memory.hit(key, window);
+        return new WindowStore() {
+            @Override
+            public io.onlyonce.window.WindowHit hit(io.onlyonce.Fingerprint key, java.time.Duration window) {
+                check(WINDOWS_FAILING, "window");
+                return memory.hit(key, window);
+            }
+
+            @Override
+            public void release(io.onlyonce.Fingerprint key) {
+                check(WINDOWS_FAILING, "window release");
+                memory.release(key);
+            }
         };
     }
 }

@@ -128,6 +128,45 @@ public abstract class AbstractWindowStoreContractTest {
     }
 
     @Test
+    void aReleasedHitIsTakenBackAndTheLastOneReleasedClosesTheWindow() {
+        Fingerprint fp = fingerprint();
+        assertThat(store.hit(fp, WINDOW).first()).isTrue();
+        store.release(fp);
+        assertThat(store.hit(fp, WINDOW).first()).as("the refused first request no longer holds the window").isTrue();
+        assertThat(store.hit(fp, WINDOW).count()).isEqualTo(2);
+        store.release(fp);
+        WindowHit again = store.hit(fp, WINDOW);
+        assertThat(again.count()).as("one hit taken back of two").isEqualTo(2);
+        assertThat(again.remaining()).isGreaterThan(WINDOW.minus(SLACK));
+
+        Fingerprint none = fingerprint();
+        store.release(none);
+        assertThat(store.hit(none, WINDOW).first()).as("releasing where no window is open changes nothing").isTrue();
+        assertThat(store.hit(none, WINDOW).first()).isFalse();
+    }
+
+    @Test
+    void releasingAnEndedWindowDoesNothing() throws Exception {
+        Fingerprint fp = fingerprint();
+        store.hit(fp, SHORT);
+        elapse(SHORT.plusMillis(100));
+        store.release(fp);
+        assertThat(store.hit(fp, WINDOW).first()).isTrue();
+        assertThat(store.hit(fp, WINDOW).first()).isFalse();
+    }
+
+    @Test
+    void manyThreadsReleasingTheirHitsLeaveTheCountTheOthersMade() throws Exception {
+        Fingerprint fp = fingerprint();
+        Race.run(THREADS, () -> store.hit(fp, WINDOW));
+        Race.run(THREADS / 2, () -> {
+            store.release(fp);
+            return null;
+        });
+        assertThat(store.hit(fp, WINDOW).count()).isEqualTo(THREADS - THREADS / 2 + 1);
+    }
+
+    @Test
     void differentFingerprintsHaveTheirOwnWindows() {
         assertThat(store.hit(fingerprint(), WINDOW).first()).isTrue();
         assertThat(store.hit(fingerprint(), WINDOW).first()).isTrue();
@@ -148,5 +187,6 @@ public abstract class AbstractWindowStoreContractTest {
         Optional<WindowStore> dead = createUnreachableStore();
         assumeTrue(dead.isPresent(), "this store has no server");
         assertThatThrownBy(() -> dead.get().hit(fingerprint(), WINDOW)).isInstanceOf(StoreUnavailableException.class);
+        assertThatThrownBy(() -> dead.get().release(fingerprint())).isInstanceOf(StoreUnavailableException.class);
     }
 }

@@ -29,6 +29,18 @@ public abstract sealed class WindowCounter {
     /** Counts a hit on the fingerprint {@code hex} with a window of {@code windowMillis}. */
     public abstract WindowHit hit(Jdbc.Session session, String hex, long windowMillis) throws SQLException;
 
+    /**
+     * The statement that takes back one hit of the open window on a fingerprint (parameter 1): one
+     * less, and the last one taken back ends the window (its end becomes now, so the next hit opens
+     * a new one). The end is assigned first: MySQL assigns in order, and it must read the old count.
+     */
+    public static String release(JdbcDialect dialect, String table) {
+        String now = ServerClock.nowMillis(dialect);
+        return "UPDATE " + table + " SET window_end_ms = CASE WHEN hit_count <= 1 THEN " + now
+                + " ELSE window_end_ms END, hit_count = hit_count - 1 WHERE fingerprint = ? AND window_end_ms > " + now
+                + " AND hit_count >= 1";
+    }
+
     /** A hit; a window that ended between counting and reading is reported with 1 ms left. */
     static WindowHit hit(long count, long leftMillis) {
         return new WindowHit(count, Duration.ofMillis(Math.max(1, leftMillis)));

@@ -28,6 +28,23 @@ public final class WindowScript {
             return {redis.call('INCR', KEYS[1]), left}
             """);
 
+    /**
+     * KEYS[1]: the window key. Takes back one hit: {@code DECR} (which keeps the TTL), or {@code DEL}
+     * of the last one, so the next hit opens a window; nothing when none is open. Answers the count left.
+     */
+    public static final LuaScript RELEASE = new LuaScript("release", """
+            local current = redis.call('GET', KEYS[1])
+            if not current then
+              return 0
+            end
+            local count = tonumber(current)
+            if count == nil or count <= 1 then
+              redis.call('DEL', KEYS[1])
+              return 0
+            end
+            return redis.call('DECR', KEYS[1])
+            """);
+
     private WindowScript() {
     }
 

@@ -224,8 +224,16 @@ public class OnlyOnceAutoConfiguration {
         WindowStore windows = windowStores.getIfAvailable();
         if (windows == null) {
             log.warn("no WindowStore bean: the token endpoint's per-principal limits (onlyonce.token.rate-limit) are off");
-            return new TokenLimits((key, window) -> {
-                throw new StoreUnavailableException("token limits", new IllegalStateException("no WindowStore"));
+            return new TokenLimits(new io.onlyonce.window.WindowStore() {
+                @Override
+                public io.onlyonce.window.WindowHit hit(io.onlyonce.Fingerprint key, java.time.Duration window) {
+                    throw new StoreUnavailableException("token limits", new IllegalStateException("no WindowStore"));
+                }
+
+                @Override
+                public void release(io.onlyonce.Fingerprint key) {
+                    // nothing was counted
+                }
             }, 0, limit.window(), 0, properties.token().ttl());
         }
         return new TokenLimits(guardedWindows(windows, properties, breakers), limit.maxRequests(), limit.window(),

@@ -44,12 +44,21 @@ import org.springframework.web.util.UriComponentsBuilder;
  * Store faults fail open (the request passes, the layers behind still hold) and are counted; a
  * circuit breaker in front of the store keeps a dead server from being hammered.
  *
+ * <p>Only a request that was let through and not refused keeps its place in the window: when the
+ * layers behind answer it as invalid input before doing anything (400, 401, 403, 404, 405, 406,
+ * 411, 413, 414, 415, 422, 431, or 429 from a limit of their own), its hit is taken back
+ * ({@link WindowStore#release}), so the corrected request sent right after it is not a duplicate.
+ *
  * <p>Not for operations whose every call legitimately differs, nor a replacement for
  * {@code @Idempotent}: it only absorbs bursts of identical requests.
  */
 public final class RequestDedupFilter extends OncePerRequestFilter {
 
     private static final Logger log = LoggerFactory.getLogger(RequestDedupFilter.class);
+
+    /** Refusals of input made before anything happened: such a request gives its window back. */
+    private static final java.util.Set<Integer> REFUSED = java.util.Set.of(400, 401, 403, 404, 405, 406, 411, 413, 414,
+            415, 422, 429, 431);
 
     private final DedupRules rules;
     private final WindowStore windows;
@@ -101,12 +110,30 @@ public final class RequestDedupFilter extends OncePerRequestFilter {
                 log.debug("request de-dup skipped for {}: {}", endpoint, e.getMessage());
                 hit = null;
             }
-            if (hit == null || hit.first()) {
+            if (hit == null) {
                 chain.doFilter(body, response);
+                return;
+            }
+            if (hit.first()) {
+                chain.doFilter(body, response);
+                if (!request.isAsyncStarted() && REFUSED.contains(response.getStatus())) {
+                    release(fingerprint, endpoint);
+                }
                 return;
             }
             recorder.record(OutcomeRecorder.LAYER_GATEWAY, "window_duplicate", endpoint);
             reject(request, response, ProblemType.DUPLICATE_REQUEST, hit.retryAfterSeconds());
+        }
+    }
+
+    private void release(Fingerprint fingerprint, String endpoint) {
+        try {
+            windows.release(fingerprint);
+            recorder.record(OutcomeRecorder.LAYER_GATEWAY, "window_released", endpoint);
+        } catch (StoreUnavailableException e) {
+            // the window then ends on its own
+            recorder.record(OutcomeRecorder.LAYER_GATEWAY, "store_error", endpoint);
+            log.debug("request de-dup window of a refused request kept for {}: {}", endpoint, e.getMessage());
         }
     }
 

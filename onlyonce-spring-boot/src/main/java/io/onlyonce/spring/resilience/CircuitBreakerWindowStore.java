@@ -21,4 +21,13 @@ public final class CircuitBreakerWindowStore implements WindowStore {
     public WindowHit hit(Fingerprint key, Duration window) {
         return CircuitBreakers.call(breaker, "window", () -> delegate.hit(key, window));
     }
+
+    /** Sent also while the circuit is open (it frees a window, never opens one), and counted toward the breaker. */
+    @Override
+    public void release(Fingerprint key) {
+        CircuitBreakers.attempt(breaker, () -> {
+            delegate.release(key);
+            return null;
+        });
+    }
 }

@@ -542,6 +542,20 @@ public abstract class AbstractSeckillScenarios {
     }
 
     @Test
+    void aPurchaseRefusedForItsMissingTokenDoesNotHoldTheWindowAgainstTheCorrectedOne() {
+        Session buyer = api.login(user("fix"));
+        long product = rows.createProduct("30.00", 0);
+        long activity = rows.createActivity(product, "15.00", 5);
+        Response noToken = api.post("/api/seckill/activities/" + activity + "/orders", buyer, "{\"quantity\":1}");
+        assertThat(noToken.status()).as(noToken.toString()).isEqualTo(400);
+        assertThat(noToken.problem()).isEqualTo("idempotency-token-missing");
+        // at once, well inside the request window
+        Response corrected = api.seckill(buyer, activity, api.token(buyer, activity));
+        assertThat(corrected.status()).as(corrected.toString()).isEqualTo(201);
+        assertThat(rows.seckillStock(activity)).isEqualTo(4);
+    }
+
+    @Test
     void paymentsOfACancelledOrderAreEachRefundedOnce() throws Exception {
         Session buyer = api.login(user("pay3"));
         long product = rows.createProduct("12.00", 100);

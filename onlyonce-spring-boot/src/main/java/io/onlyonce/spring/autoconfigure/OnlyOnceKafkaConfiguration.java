@@ -6,6 +6,8 @@ import io.onlyonce.messaging.kafka.KafkaMessageTransport;
 import io.onlyonce.spring.OnlyOnceConfigurationException;
 import io.onlyonce.spring.messaging.kafka.DeadLetterSerializer;
 import io.onlyonce.spring.messaging.kafka.InboxAfterRollbackProcessor;
+import io.onlyonce.spring.messaging.kafka.InboxBatchErrorHandler;
+import io.onlyonce.spring.messaging.kafka.InboxBatchListener;
 import io.onlyonce.spring.messaging.kafka.KafkaDeadLetters;
 import io.onlyonce.spring.messaging.kafka.KafkaInboxInterceptor;
 import io.onlyonce.spring.metrics.OnlyOnceStatistics;
@@ -39,6 +41,7 @@ import org.springframework.kafka.core.ConsumerFactory;
 import org.springframework.kafka.core.DefaultKafkaProducerFactory;
 import org.springframework.kafka.core.KafkaAdmin;
 import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.listener.BatchMessageListener;
 import org.springframework.kafka.listener.ContainerProperties;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.util.ClassUtils;
@@ -203,19 +206,24 @@ class OnlyOnceKafkaConfiguration {
     }
 
     /*
-     * Spring Kafka 4.1 runs the listener, and a record or batch interceptor set with
+     * Record listeners: Spring Kafka 4.1 runs the listener, and a record interceptor set with
      * interceptBeforeTx=false, inside TransactionTemplate.execute on the container's transaction
      * manager, which may be any PlatformTransactionManager (ContainerProperties#setTransactionManager,
      * deprecated since 3.2 for removal in favour of KafkaAwareTransactionManager, but kept in 4.1; the
      * Kafka-aware setter takes only Kafka transaction managers). With a transaction manager that is
-     * not Kafka-aware no offset is sent to a transaction: offsets are acknowledged into the
-     * container's queue and committed by the consumer thread after the transaction completed, at the
-     * start of its next poll loop (record listeners: AckMode.BATCH; batch listeners: AckMode.RECORD,
-     * since in BATCH mode a batch listener's offsets are committed inside the transaction's callback,
-     * before the database commits). No CommonErrorHandler is set: with a transaction manager Spring
-     * Kafka calls a CommonErrorHandler inside the transaction and, once it recovered a record, commits
-     * that transaction, the failed attempt's writes included; without one the exception rolls the
-     * transaction back and the AfterRollbackProcessor retries and dead-letters.
+     * not Kafka-aware no offset goes to a Kafka transaction: in AckMode.BATCH each record's offset is
+     * queued while its transaction runs and committed by the consumer thread after the poll's records
+     * were processed, at the start of its next poll loop. No CommonErrorHandler is set: with a
+     * transaction manager Spring Kafka calls it inside the transaction and, once it recovered a
+     * record, commits that transaction, the failed attempt's writes included; without one the
+     * exception rolls the transaction back and the AfterRollbackProcessor retries and dead-letters.
+     *
+     * Batch listeners: the container's transaction does not fit, since a batch listener's offsets
+     * are committed inside its callback (AckMode.BATCH, MANUAL, COUNT and TIME alike; RECORD is
+     * refused for batch listeners), before the database commits. So the container has no transaction
+     * manager and the listener is wrapped (InboxBatchListener): the inbox rows and the listener run in
+     * a transaction that commits before the container commits the offsets; a failure is rolled back
+     * before the error handler (InboxBatchErrorHandler) seeks the batch back or dead-letters.
      */
     @SuppressWarnings("removal")
     private static ConcurrentKafkaListenerContainerFactory<Object, Object> factory(boolean batch,
@@ -241,24 +249,39 @@ class OnlyOnceKafkaConfiguration {
         KafkaInboxInterceptor interceptor = new KafkaInboxInterceptor(dataSource,
                 new JdbcInbox(messagingDatabase.dialect()), deadLetters, statistics);
         factory.setBatchListener(batch);
-        if (batch) {
-            factory.setBatchInterceptor(interceptor);
-        } else {
-            factory.setRecordInterceptor(interceptor);
-        }
-        factory.setAfterRollbackProcessor(new InboxAfterRollbackProcessor(deadLetters, interceptor, statistics,
-                settings.maxAttempts(), settings.initialBackoff(), settings.maxBackoff()));
-        factory.setCommonErrorHandler(null);
+        InboxAfterRollbackProcessor retries = new InboxAfterRollbackProcessor(deadLetters, interceptor, statistics,
+                settings.maxAttempts(), settings.initialBackoff(), settings.maxBackoff());
         ContainerProperties container = factory.getContainerProperties();
         container.setKafkaAwareTransactionManager(null);
-        container.setTransactionManager(transactionManager);
-        container.setAckMode(batch ? ContainerProperties.AckMode.RECORD : ContainerProperties.AckMode.BATCH);
+        factory.setAfterRollbackProcessor(retries);
+        factory.setRecordInterceptor(null);
+        factory.setBatchInterceptor(null);
+        if (batch) {
+            factory.setCommonErrorHandler(new InboxBatchErrorHandler(retries));
+            container.setTransactionManager(null);
+        } else {
+            factory.setRecordInterceptor(interceptor);
+            factory.setCommonErrorHandler(null);
+            container.setTransactionManager(transactionManager);
+        }
+        container.setAckMode(ContainerProperties.AckMode.BATCH);
         Properties overrides = new Properties();
         overrides.putAll(container.getKafkaConsumerProperties());
         overrides.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         container.setKafkaConsumerProperties(overrides);
         factory.setContainerCustomizer(c -> {
             c.setInterceptBeforeTx(false);
+            if (batch) {
+                Object listener = c.getContainerProperties().getMessageListener();
+                if (!(listener instanceof BatchMessageListener<?, ?> batchListener)) {
+                    throw new OnlyOnceConfigurationException("onlyOnceKafkaBatchListenerContainerFactory runs batch"
+                            + " listeners only, not " + listener, "Use onlyOnceKafkaListenerContainerFactory for a"
+                            + " listener of one record.");
+                }
+                @SuppressWarnings("unchecked")
+                BatchMessageListener<Object, Object> delegate = (BatchMessageListener<Object, Object>) batchListener;
+                c.setupMessageListener(new InboxBatchListener(delegate, interceptor, transactionManager));
+            }
             String[] topics = c.getContainerProperties().getTopics();
             KafkaAdmin kafkaAdmin = admin.getIfAvailable();
             if (kafka.createTopics() && topics != null && kafkaAdmin != null) {

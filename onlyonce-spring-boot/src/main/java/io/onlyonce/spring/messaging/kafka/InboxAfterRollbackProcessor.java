@@ -32,7 +32,8 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * {@code <topic>.DLT} with the reason, and the partition goes on with the records after it.
  *
  * <p>For a record listener this is Spring Kafka's {@link DefaultAfterRollbackProcessor}. For a batch
- * listener the batch is delivered again whole (its transaction rolled back whole); the record that
+ * listener ({@link InboxBatchErrorHandler}) the batch is delivered again whole (its transaction
+ * rolled back whole); the record that
  * failed is the one a {@link BatchListenerFailedException} names, and when the exception names none
  * the whole batch is dead-lettered after its attempts. A dead-lettered record is left out of the
  * next delivery of its batch.
@@ -100,6 +101,21 @@ public final class InboxAfterRollbackProcessor implements AfterRollbackProcessor
     public void processBatch(ConsumerRecords<Object, Object> batch, List<ConsumerRecord<Object, Object>> list,
             Consumer<Object, Object> consumer, @Nullable MessageListenerContainer container, Exception exception,
             boolean recoverable, EOSMode eosMode) {
+        handleFailedBatch(list, consumer, container, exception);
+    }
+
+    /**
+     * After the transaction of a batch rolled back: seeks the batch's partitions back to its first
+     * records and waits the back-off, or, at the last attempt of the failed record, dead-letters it
+     * (the whole batch when the exception names no record) and leaves it out of the next delivery.
+     *
+     * @param list the batch as polled
+     * @param consumer the consumer
+     * @param container the container, for a sleep that ends when it stops
+     * @param exception what the listener threw
+     */
+    public void handleFailedBatch(List<ConsumerRecord<Object, Object>> list, Consumer<Object, Object> consumer,
+            @Nullable MessageListenerContainer container, Exception exception) {
         if (list.isEmpty()) {
             return;
         }

@@ -83,11 +83,16 @@ public final class KafkaInboxInterceptor implements RecordInterceptor<Object, Ob
         for (TopicPartition partition : records.partitions()) {
             List<ConsumerRecord<Object, Object>> list = new ArrayList<>();
             for (ConsumerRecord<Object, Object> record : records.records(partition)) {
-                if (deadLettered.remove(RecordPosition.of(record))) {
+                RecordPosition position = RecordPosition.of(record);
+                if (deadLettered.contains(position)) {
+                    leaveOutUntilCommitted(position);
                     continue;
                 }
                 if (admit(record, consumer, group)) {
                     list.add(record);
+                } else if (messageId(record) == null) {
+                    deadLettered.add(position);
+                    leaveOutUntilCommitted(position);
                 }
             }
             if (!list.isEmpty()) {
@@ -99,6 +104,24 @@ public final class KafkaInboxInterceptor implements RecordInterceptor<Object, Ob
             return null;
         }
         return kept == records.count() ? records : new ConsumerRecords<>(admitted, records.nextOffsets());
+    }
+
+    /**
+     * A record of a batch that was dead-lettered stays left out of the batch's deliveries until a
+     * transaction that left it out commits (its offset is committed after it), so that a batch rolled
+     * back again does not dead-letter it twice.
+     */
+    private void leaveOutUntilCommitted(RecordPosition position) {
+        if (TransactionSynchronizationManager.isSynchronizationActive()) {
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void afterCompletion(int status) {
+                    if (status == STATUS_COMMITTED) {
+                        deadLettered.remove(position);
+                    }
+                }
+            });
+        }
     }
 
     /** Marks {@code record} dead-lettered: the next delivery of its batch leaves it out. */

@@ -2,7 +2,7 @@ package io.onlyonce.messaging.kafka;
 
 /**
  * The Kafka record headers that {@link KafkaMessageTransport} writes and
- * {@code IdempotentKafkaConsumer} reads. Every value is UTF-8 text.
+ * {@link IdempotentKafkaConsumer} reads. Every value is UTF-8 text.
  */
 public final class KafkaMessageHeaders {
 

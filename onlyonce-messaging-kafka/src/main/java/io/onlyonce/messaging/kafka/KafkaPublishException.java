@@ -5,7 +5,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * A publish that the Kafka broker did not acknowledge: the future of
  * {@link KafkaMessageTransport#publish} (and a dead-letter publish of
- * {@code IdempotentKafkaConsumer}) completes exceptionally with this; its message says why.
+ * {@link IdempotentKafkaConsumer}) completes exceptionally with this; its message says why.
  */
 public class KafkaPublishException extends RuntimeException {
 

@@ -79,6 +79,30 @@ final class KafkaCluster implements AutoCloseable {
         return config;
     }
 
+    /** A plain producer, for records the transport would never send (no message id, broken UTF-8). */
+    org.apache.kafka.clients.producer.KafkaProducer<String, byte[]> rawProducer() {
+        Map<String, Object> config = producerConfig();
+        return new org.apache.kafka.clients.producer.KafkaProducer<>(config,
+                new org.apache.kafka.common.serialization.StringSerializer(),
+                new org.apache.kafka.common.serialization.ByteArraySerializer());
+    }
+
+    /** Whether the group's committed offsets on {@code topic} are its end offsets: nothing left unconsumed. */
+    boolean fullyCommitted(String group, String topic) {
+        try {
+            Map<TopicPartition, Long> end = endOffsets(topic);
+            Map<TopicPartition, Long> committed = committed(group);
+            for (Map.Entry<TopicPartition, Long> partition : end.entrySet()) {
+                if (partition.getValue() > 0 && !partition.getValue().equals(committed.get(partition.getKey()))) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
     /** Reads {@code topic} from the beginning until {@code expected} records came, or {@code timeout} passed. */
     List<ConsumerRecord<String, byte[]>> readAll(String topic, int expected, Duration timeout) {
         Map<String, Object> config = new HashMap<>();

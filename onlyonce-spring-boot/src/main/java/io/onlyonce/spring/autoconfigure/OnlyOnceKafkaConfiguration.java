@@ -2,7 +2,11 @@ package io.onlyonce.spring.autoconfigure;
 
 import io.onlyonce.messaging.JdbcInbox;
 import io.onlyonce.messaging.MessageTransport;
+import io.onlyonce.messaging.kafka.IdempotentKafkaConsumer;
 import io.onlyonce.messaging.kafka.KafkaMessageTransport;
+import io.onlyonce.messaging.kafka.KafkaTopics;
+import io.onlyonce.spring.messaging.ConsumerDefinition;
+import io.onlyonce.spring.messaging.MessageConsumers;
 import io.onlyonce.spring.OnlyOnceConfigurationException;
 import io.onlyonce.spring.messaging.kafka.DeadLetterSerializer;
 import io.onlyonce.spring.messaging.kafka.InboxAfterRollbackProcessor;
@@ -26,6 +30,7 @@ import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.BeanUtils;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -34,6 +39,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.kafka.autoconfigure.ConcurrentKafkaListenerContainerFactoryConfigurer;
 import org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
@@ -309,6 +315,88 @@ class OnlyOnceKafkaConfiguration {
             checkDurability(kafka);
             Duration timeout = positive(properties.messaging().kafka().sendTimeout(), "onlyonce.messaging.kafka.send-timeout");
             return KafkaMessageTransport.create(producerProperties(kafka, details.getIfAvailable()), timeout);
+        }
+
+        /**
+         * One {@link IdempotentKafkaConsumer} per {@link ConsumerDefinition}: topic = its exchange,
+         * message types = its routing key, group id = its name; the topic and {@code <topic>.DLT}
+         * created at start-up when missing ({@code onlyonce.messaging.kafka.create-topics}).
+         */
+        @Bean
+        @ConditionalOnMissingBean(name = "onlyOnceKafkaConsumers")
+        SmartLifecycle onlyOnceKafkaConsumers(MessageConsumers consumers, ObjectProvider<ConsumerDefinition> definitions,
+                KafkaProperties kafka, ObjectProvider<KafkaConnectionDetails> details, OnlyOnceProperties properties) {
+            List<ConsumerDefinition> all = definitions.orderedStream().toList();
+            OnlyOnceProperties.Kafka settings = properties.messaging().kafka();
+            KafkaConnectionDetails connection = details.getIfAvailable();
+            List<IdempotentKafkaConsumer> kafkaConsumers = new ArrayList<>();
+            if (!all.isEmpty()) {
+                checkDurability(kafka);
+                if (settings.createTopics()) {
+                    try (KafkaTopics topics = KafkaTopics.create(adminProperties(kafka, connection))) {
+                        for (ConsumerDefinition definition : all) {
+                            topics.ensureWithDeadLetter(definition.exchange(), settings.partitions(),
+                                    settings.replicationFactor());
+                        }
+                    }
+                }
+                Map<String, Object> consumerConfig = consumerProperties(kafka, connection);
+                Map<String, Object> producerConfig = producerProperties(kafka, connection);
+                for (ConsumerDefinition definition : all) {
+                    kafkaConsumers.add(IdempotentKafkaConsumer.builder(consumers.named(definition.name()),
+                                    consumerConfig, producerConfig)
+                            .topic(definition.exchange())
+                            .messageTypes(definition.routingKey())
+                            .groupId(definition.name())
+                            .maxDeliveries(settings.maxDeliveries())
+                            .retryDelay(settings.retryDelay())
+                            .threads(properties.messaging().consumer().workers())
+                            .build());
+                }
+            }
+            return new KafkaConsumersLifecycle(kafkaConsumers);
+        }
+    }
+
+    /** Starts the Kafka consumers before the relay, stops them after it; closes them at shutdown. */
+    static final class KafkaConsumersLifecycle implements SmartLifecycle, DisposableBean {
+        private final List<IdempotentKafkaConsumer> consumers;
+        private volatile boolean running;
+
+        KafkaConsumersLifecycle(List<IdempotentKafkaConsumer> consumers) {
+            this.consumers = List.copyOf(consumers);
+        }
+
+        /** The consumers, in the order of their definitions. */
+        List<IdempotentKafkaConsumer> consumers() {
+            return consumers;
+        }
+
+        @Override
+        public void start() {
+            consumers.forEach(IdempotentKafkaConsumer::start);
+            running = true;
+        }
+
+        @Override
+        public void stop() {
+            consumers.forEach(IdempotentKafkaConsumer::stop);
+            running = false;
+        }
+
+        @Override
+        public boolean isRunning() {
+            return running;
+        }
+
+        @Override
+        public int getPhase() {
+            return Integer.MAX_VALUE - 2000;
+        }
+
+        @Override
+        public void destroy() {
+            consumers.forEach(IdempotentKafkaConsumer::close);
         }
     }
 

@@ -18,7 +18,8 @@ import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
  * Publishes a record that cannot be processed to its topic's dead-letter topic,
  * {@code <topic>.DLT} (the partition chosen by its key), with Spring Kafka's
  * {@code kafka_dlt-*} headers (original topic, partition, offset, exception class, message and
- * stack trace) and {@value #REASON_HEADER}, the reason in one line; waits for the broker's
+ * stack trace), {@value #REASON_HEADER}, the reason in one line, and {@value #CONSUMER_HEADER}, the
+ * listener's group id; waits for the broker's
  * acknowledgement, and counts {@code dead_lettered} in layer {@code message}.
  */
 public final class KafkaDeadLetters implements ConsumerAwareRecordRecoverer {
@@ -26,8 +27,13 @@ public final class KafkaDeadLetters implements ConsumerAwareRecordRecoverer {
     /** The suffix of a dead-letter topic. */
     public static final String SUFFIX = ".DLT";
 
-    /** The header with the reason a record was dead-lettered. */
-    public static final String REASON_HEADER = "x-onlyonce-reason";
+    /** The header with the reason a record was dead-lettered, as the Kafka module writes it. */
+    public static final String REASON_HEADER = "x-onlyonce-dead-reason";
+
+    /** The header with the group id of the listener that dead-lettered the record. */
+    public static final String CONSUMER_HEADER = "x-onlyonce-consumer";
+
+    private static final ThreadLocal<@Nullable String> CURRENT_GROUP = new ThreadLocal<>();
 
     private final DeadLetterPublishingRecoverer recoverer;
     private final OutcomeRecorder recorder;
@@ -49,6 +55,10 @@ public final class KafkaDeadLetters implements ConsumerAwareRecordRecoverer {
         this.recoverer.setHeadersFunction((record, exception) -> {
             RecordHeaders headers = new RecordHeaders();
             headers.add(REASON_HEADER, reason(exception).getBytes(StandardCharsets.UTF_8));
+            String group = CURRENT_GROUP.get();
+            if (group != null) {
+                headers.add(CONSUMER_HEADER, group.getBytes(StandardCharsets.UTF_8));
+            }
             return headers;
         });
     }
@@ -65,8 +75,13 @@ public final class KafkaDeadLetters implements ConsumerAwareRecordRecoverer {
 
     /** Publishes {@code record} to its dead-letter topic, waiting for the acknowledgement. */
     void publish(ConsumerRecord<?, ?> record, @Nullable Consumer<?, ?> consumer, Exception exception) {
-        recoverer.accept(record, consumer, exception);
         String group = consumer == null ? null : consumer.groupMetadata().groupId();
+        CURRENT_GROUP.set(group);
+        try {
+            recoverer.accept(record, consumer, exception);
+        } finally {
+            CURRENT_GROUP.remove();
+        }
         recorder.record(MessageLayerCounting.LAYER, "dead_lettered",
                 group == null ? "topic " + record.topic() : "consumer " + group);
     }

@@ -114,7 +114,7 @@ class KafkaListenersIT {
         List<String> arguments = KafkaTestSupport.arguments(database);
         arguments.addAll(List.of("--test.record-topic=" + recordTopic, "--test.batch-topic=" + batchTopic,
                 "--test.record-group=points-" + run, "--test.batch-group=ledger-" + run,
-                "--onlyonce.messaging.consumer.max-attempts=3"));
+                "--onlyonce.messaging.consumer.max-attempts=3", "--onlyonce.messaging.kafka.partitions=1"));
         running = new SpringApplicationBuilder(App.class).run(arguments.toArray(String[]::new));
         Listeners listeners = running.getBean(Listeners.class);
         JdbcTemplate jdbc = running.getBean(JdbcTemplate.class);

@@ -141,7 +141,6 @@ final class KafkaTestSupport {
                 "--spring.kafka.consumer.auto-offset-reset=earliest",
                 "--spring.kafka.listener.poll-timeout=200ms",
                 "--onlyonce.messaging.consumer.initial-backoff=50ms",
-                "--onlyonce.messaging.consumer.max-backoff=200ms",
-                "--onlyonce.messaging.kafka.partitions=1"));
+                "--onlyonce.messaging.consumer.max-backoff=200ms"));
     }
 }

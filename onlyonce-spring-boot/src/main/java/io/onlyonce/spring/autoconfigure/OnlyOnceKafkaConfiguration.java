@@ -286,7 +286,7 @@ class OnlyOnceKafkaConfiguration {
                 }
                 @SuppressWarnings("unchecked")
                 BatchMessageListener<Object, Object> delegate = (BatchMessageListener<Object, Object>) batchListener;
-                c.setupMessageListener(new InboxBatchListener(delegate, interceptor, transactionManager));
+                c.setupMessageListener(new InboxBatchListener(delegate, interceptor, transactionManager, retries));
             }
             String[] topics = c.getContainerProperties().getTopics();
             KafkaAdmin kafkaAdmin = admin.getIfAvailable();

@@ -150,6 +150,20 @@ public final class InboxAfterRollbackProcessor implements AfterRollbackProcessor
         }
     }
 
+    /**
+     * Forgets the failures counted for the records of a batch whose transaction committed.
+     *
+     * @param records the records of the batch
+     */
+    public void committed(Iterable<ConsumerRecord<Object, Object>> records) {
+        if (batchFailures.isEmpty()) {
+            return;
+        }
+        for (ConsumerRecord<Object, Object> record : records) {
+            batchFailures.remove(KafkaInboxInterceptor.RecordPosition.of(record));
+        }
+    }
+
     @Override
     public void clearThreadState() {
         records.clearThreadState();

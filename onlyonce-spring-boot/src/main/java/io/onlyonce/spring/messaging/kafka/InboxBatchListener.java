@@ -30,6 +30,7 @@ public final class InboxBatchListener
     private final BatchMessageListener<Object, Object> delegate;
     private final KafkaInboxInterceptor interceptor;
     private final TransactionTemplate transactions;
+    private final InboxAfterRollbackProcessor retries;
 
     /**
      * Wraps {@code delegate}.
@@ -37,10 +38,12 @@ public final class InboxBatchListener
      * @param delegate the container's listener, as Spring Kafka made it for the {@code @KafkaListener} method
      * @param interceptor the inbox step
      * @param transactionManager the application's transaction manager on the inbox's {@code DataSource}
+     * @param retries the error handling of the same factory, told of each batch that committed
      */
     public InboxBatchListener(BatchMessageListener<Object, Object> delegate, KafkaInboxInterceptor interceptor,
-            PlatformTransactionManager transactionManager) {
+            PlatformTransactionManager transactionManager, InboxAfterRollbackProcessor retries) {
         this.delegate = Objects.requireNonNull(delegate, "delegate");
+        this.retries = Objects.requireNonNull(retries, "retries");
         this.interceptor = Objects.requireNonNull(interceptor, "interceptor");
         this.transactions = new TransactionTemplate(transactionManager);
         this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
@@ -87,6 +90,7 @@ public final class InboxBatchListener
                 delegate.onMessage(rest, acknowledgment, kafka);
             }
         });
+        retries.committed(batch);
     }
 
     private static ConsumerRecords<Object, Object> recordsOf(List<ConsumerRecord<Object, Object>> list) {

@@ -135,11 +135,19 @@ public final class IdempotentKafkaConsumer implements AutoCloseable {
         }
         DeadLetterPublisher deadLetters = new DeadLetterPublisher(deadLetterProducer, deadLetterTopic, consumer.name(),
                 DEAD_LETTER_TIMEOUT.toMillis(), clock);
-        for (int i = 1; i <= threads; i++) {
-            ConsumerWorker worker = new ConsumerWorker(new KafkaConsumer<>(consumerConfig), settings, counters, deadLetters);
-            Thread thread = new Thread(worker, "onlyonce-kafka-" + consumer.name() + "-" + i);
+        List<KafkaConsumer<String, byte[]>> clients = new ArrayList<>(threads);
+        try {
+            for (int i = 0; i < threads; i++) {
+                clients.add(new KafkaConsumer<>(consumerConfig));
+            }
+        } catch (RuntimeException e) {
+            clients.forEach(client -> client.close(Duration.ZERO));
+            throw e;
+        }
+        for (int i = 0; i < threads; i++) {
+            ConsumerWorker worker = new ConsumerWorker(clients.get(i), settings, counters, deadLetters);
             workers.add(worker);
-            running.add(thread);
+            running.add(new Thread(worker, "onlyonce-kafka-" + consumer.name() + "-" + (i + 1)));
         }
         running.forEach(Thread::start);
     }

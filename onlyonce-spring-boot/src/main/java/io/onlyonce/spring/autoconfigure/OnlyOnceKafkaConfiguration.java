@@ -22,10 +22,16 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import javax.sql.DataSource;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.jspecify.annotations.Nullable;
@@ -291,12 +297,7 @@ class OnlyOnceKafkaConfiguration {
             String[] topics = c.getContainerProperties().getTopics();
             KafkaAdmin kafkaAdmin = admin.getIfAvailable();
             if (kafka.createTopics() && topics != null && kafkaAdmin != null) {
-                List<NewTopic> deadLetterTopics = new ArrayList<>();
-                for (String topic : topics) {
-                    deadLetterTopics.add(new NewTopic(KafkaDeadLetters.topicOf(topic), kafka.partitions(),
-                            kafka.replicationFactor()));
-                }
-                kafkaAdmin.createOrModifyTopics(deadLetterTopics.toArray(NewTopic[]::new));
+                createMissing(kafkaAdmin, topics, kafka);
             }
         });
         return factory;
@@ -397,6 +398,35 @@ class OnlyOnceKafkaConfiguration {
         @Override
         public void destroy() {
             consumers.forEach(IdempotentKafkaConsumer::close);
+        }
+    }
+
+    /** Creates the dead-letter topics of {@code topics} that do not exist; never changes one that does. */
+    private static void createMissing(KafkaAdmin kafkaAdmin, String[] topics, OnlyOnceProperties.Kafka kafka) {
+        try (Admin admin = Admin.create(kafkaAdmin.getConfigurationProperties())) {
+            Set<String> existing = admin.listTopics().names().get(kafkaAdmin.getOperationTimeout(), TimeUnit.SECONDS);
+            List<NewTopic> missing = new ArrayList<>();
+            for (String topic : topics) {
+                String deadLetters = KafkaDeadLetters.topicOf(topic);
+                if (!existing.contains(deadLetters)) {
+                    missing.add(new NewTopic(deadLetters, kafka.partitions(), kafka.replicationFactor()));
+                }
+            }
+            if (!missing.isEmpty()) {
+                try {
+                    admin.createTopics(missing).all().get(kafkaAdmin.getOperationTimeout(), TimeUnit.SECONDS);
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof TopicExistsException)) {
+                        throw e;
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while creating the dead-letter topics of " + List.of(topics), e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("the dead-letter topics of " + List.of(topics) + " could not be created"
+                    + " (onlyonce.messaging.kafka.create-topics=false leaves them to you): " + e, e);
         }
     }
 

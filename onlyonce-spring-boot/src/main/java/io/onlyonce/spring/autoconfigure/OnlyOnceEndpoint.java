@@ -46,6 +46,9 @@ public class OnlyOnceEndpoint {
                 "lease", properties.key().lease().toString(),
                 "storeFailurePolicy", properties.key().storeFailurePolicy().name()));
         configuration.put("token", token());
+        configuration.put("messaging", Map.of(
+                "enabled", properties.messaging().enabled(),
+                "transport", properties.messaging().transport().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-')));
         configuration.put("dedupRules", dedupRules == null ? java.util.List.of() : dedupRules.rules());
         Map<String, String> circuits = new TreeMap<>();
         breakers.getAllCircuitBreakers().forEach(b -> circuits.put(b.getName(), b.getState().name()));

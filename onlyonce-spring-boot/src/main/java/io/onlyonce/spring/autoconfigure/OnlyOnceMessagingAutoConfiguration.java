@@ -45,25 +45,30 @@ import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitializat
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * The message layer (SPEC §6) in a Spring Boot application, when {@code onlyonce-messaging} is on
  * the classpath and the application has one {@code DataSource}: the {@link TransactionalOutbox},
  * the relay that publishes it, the transport ({@code onlyonce.messaging.transport}: in-process by
- * default, or RabbitMQ), and one idempotent consumer per {@link ConsumerDefinition} bean, bound to
- * its exchange and routing key on that transport. Every bean backs off when the application defines
+ * default, RabbitMQ or Kafka), and one idempotent consumer per {@link ConsumerDefinition} bean, bound to
+ * its exchange and routing key on that transport; with Spring Kafka, the container factories for
+ * {@code @KafkaListener} methods that take effect once ({@link OnlyOnceKafkaConfiguration}). Every bean backs off when the application defines
  * its own. What the layer does is counted in layer {@code message} of the statistics.
  */
 @AutoConfiguration(after = OnlyOnceAutoConfiguration.class, afterName = {
     "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
     "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
     "org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration",
+    "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration",
     // Spring Boot 3's names of the same
     "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
     "org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration",
-    "org.springframework.boot.autoconfigure.amqp.RabbitAutoConfiguration"
+    "org.springframework.boot.autoconfigure.amqp.RabbitAutoConfiguration",
+    "org.springframework.boot.autoconfigure.kafka.KafkaAutoConfiguration"
 })
+@Import(OnlyOnceKafkaConfiguration.class)
 @ConditionalOnClass({JdbcOutbox.class, PlatformTransactionManager.class})
 @ConditionalOnBooleanProperty(name = "onlyonce.enabled", matchIfMissing = true)
 @ConditionalOnBooleanProperty(name = "onlyonce.messaging.enabled", matchIfMissing = true)

@@ -240,13 +240,15 @@ public record OnlyOnceProperties(
      * @param enabled Whether the outbox, the relay and the consumers are configured.
      * @param transport The broker messages go through: in-process (the embedded default, one
      *     instance) or rabbit (onlyonce-messaging-rabbit and spring-boot-starter-amqp, with
-     *     spring.rabbitmq.publisher-confirm-type=correlated and spring.rabbitmq.publisher-returns=true).
+     *     spring.rabbitmq.publisher-confirm-type=correlated and spring.rabbitmq.publisher-returns=true)
+     *     or kafka (onlyonce-messaging-kafka and spring-kafka, on the spring.kafka.* connection).
      * @param initializeSchema When the outbox and inbox tables are created at start-up.
      * @param relay Settings of the relay that publishes the outbox.
      * @param consumer Settings of the idempotent consumers.
      * @param purgeAfter How long sent outbox rows and inbox rows are kept before they are purged.
      *     Keep inbox rows longer than a message can be redelivered.
      * @param rabbit Settings of the RabbitMQ transport.
+     * @param kafka Settings of the Kafka transport and of the Kafka listener container factories.
      */
     public record Messaging(
             @DefaultValue("true") boolean enabled,
@@ -255,7 +257,8 @@ public record OnlyOnceProperties(
             @DefaultValue Relay relay,
             @DefaultValue Consumer consumer,
             @DefaultValue("7d") Duration purgeAfter,
-            @DefaultValue Rabbit rabbit) {
+            @DefaultValue Rabbit rabbit,
+            @DefaultValue Kafka kafka) {
     }
 
     /** The transports of the message layer. */
@@ -263,7 +266,9 @@ public record OnlyOnceProperties(
         /** In this JVM: messages are handed to the consumers directly, confirmed when consumed. */
         IN_PROCESS,
         /** RabbitMQ through Spring AMQP, with publisher confirms. */
-        RABBIT
+        RABBIT,
+        /** Apache Kafka, on an idempotent producer with acks=all. */
+        KAFKA
     }
 
     /**
@@ -316,5 +321,25 @@ public record OnlyOnceProperties(
             @DefaultValue("10") int maxDeliveries,
             @DefaultValue("1s") Duration requeueDelay,
             @DefaultValue("false") boolean quorumQueues) {
+    }
+
+    /**
+     * The Kafka transport, its consumers and the Kafka listener container factories.
+     *
+     * @param sendTimeout How long a publish waits for the broker's acknowledgement.
+     * @param createTopics Whether each consumer's topic and its dead-letter topic (topic.DLT) are
+     *     created at start-up when missing.
+     * @param partitions The partitions of a topic created at start-up.
+     * @param replicationFactor The replication factor of a topic created at start-up.
+     * @param maxDeliveries How many times a consumer's message is delivered before it is dead-lettered.
+     * @param retryDelay How long a consumer waits before a message it could not process is delivered again.
+     */
+    public record Kafka(
+            @DefaultValue("10s") Duration sendTimeout,
+            @DefaultValue("true") boolean createTopics,
+            @DefaultValue("3") int partitions,
+            @DefaultValue("1") short replicationFactor,
+            @DefaultValue("10") int maxDeliveries,
+            @DefaultValue("1s") Duration retryDelay) {
     }
 }

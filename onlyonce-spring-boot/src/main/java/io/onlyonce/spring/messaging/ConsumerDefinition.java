@@ -6,7 +6,9 @@ import java.util.regex.Pattern;
 /**
  * An idempotent consumer of the message layer, declared as a bean: the auto-configuration binds
  * queue {@code name} to {@code exchange} with {@code routingKey} on the configured transport
- * (RabbitMQ, or the in-process one), and hands each message to {@code handler} inside one
+ * (RabbitMQ, or the in-process one; on Kafka it consumes topic {@code exchange} in group
+ * {@code name}, the records whose {@code message-type} matches {@code routingKey}), and hands each
+ * message to {@code handler} inside one
  * transaction that also records {@code (name, message id)} in the inbox, so a redelivered or
  * duplicate message changes nothing.
  *

@@ -2,7 +2,8 @@
  * The message layer in a Spring Boot application: the {@link io.onlyonce.spring.messaging.TransactionalOutbox}
  * that records messages in the current transaction, idempotent consumers declared as
  * {@link io.onlyonce.spring.messaging.ConsumerDefinition} beans, the relay and the transport
- * (RabbitMQ or in-process) run by the auto-configuration.
+ * (RabbitMQ, Kafka or in-process) run by the auto-configuration; {@code @KafkaListener} methods that
+ * take effect once are in {@link io.onlyonce.spring.messaging.kafka}.
  */
 @NullMarked
 package io.onlyonce.spring.messaging;

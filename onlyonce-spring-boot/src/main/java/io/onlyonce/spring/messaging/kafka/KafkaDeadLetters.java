@@ -1,0 +1,103 @@
+package io.onlyonce.spring.messaging.kafka;
+
+import io.onlyonce.spring.messaging.MessageLayerCounting;
+import io.onlyonce.spring.metrics.OutcomeRecorder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Objects;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.jspecify.annotations.Nullable;
+import org.springframework.kafka.core.KafkaOperations;
+import org.springframework.kafka.listener.ConsumerAwareRecordRecoverer;
+import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
+
+/**
+ * Publishes a record that cannot be processed to its topic's dead-letter topic,
+ * {@code <topic>.DLT} (the partition chosen by its key), with Spring Kafka's
+ * {@code kafka_dlt-*} headers (original topic, partition, offset, exception class, message and
+ * stack trace), {@value #REASON_HEADER}, the reason in one line, and {@value #CONSUMER_HEADER}, the
+ * listener's group id; waits for the broker's
+ * acknowledgement, and counts {@code dead_lettered} in layer {@code message}.
+ */
+public final class KafkaDeadLetters implements ConsumerAwareRecordRecoverer {
+
+    /** The suffix of a dead-letter topic. */
+    public static final String SUFFIX = ".DLT";
+
+    /** The header with the reason a record was dead-lettered, as the Kafka module writes it. */
+    public static final String REASON_HEADER = "x-onlyonce-dead-reason";
+
+    /** The header with the group id of the listener that dead-lettered the record. */
+    public static final String CONSUMER_HEADER = "x-onlyonce-consumer";
+
+    private static final ThreadLocal<@Nullable String> CURRENT_GROUP = new ThreadLocal<>();
+
+    private final DeadLetterPublishingRecoverer recoverer;
+    private final OutcomeRecorder recorder;
+
+    /**
+     * Dead letters sent through {@code template}.
+     *
+     * @param template the template the records are published with; its serializers must accept the
+     *     keys and values the listeners receive
+     * @param sendTimeout how long a publish waits for the broker's acknowledgement
+     * @param recorder counts the records dead-lettered
+     */
+    public KafkaDeadLetters(KafkaOperations<?, ?> template, Duration sendTimeout, OutcomeRecorder recorder) {
+        this.recorder = Objects.requireNonNull(recorder, "recorder");
+        this.recoverer = new DeadLetterPublishingRecoverer(template,
+                (record, exception) -> new TopicPartition(record.topic() + SUFFIX, -1));
+        this.recoverer.setWaitForSendResultTimeout(sendTimeout);
+        this.recoverer.setFailIfSendResultIsError(true);
+        this.recoverer.setHeadersFunction((record, exception) -> {
+            RecordHeaders headers = new RecordHeaders();
+            headers.add(REASON_HEADER, reason(exception).getBytes(StandardCharsets.UTF_8));
+            String group = CURRENT_GROUP.get();
+            if (group != null) {
+                headers.add(CONSUMER_HEADER, group.getBytes(StandardCharsets.UTF_8));
+            }
+            return headers;
+        });
+    }
+
+    /** The dead-letter topic of {@code topic}. */
+    public static String topicOf(String topic) {
+        return topic + SUFFIX;
+    }
+
+    @Override
+    public void accept(ConsumerRecord<?, ?> record, @Nullable Consumer<?, ?> consumer, Exception exception) {
+        publish(record, consumer, exception);
+    }
+
+    /** Publishes {@code record} to its dead-letter topic, waiting for the acknowledgement. */
+    void publish(ConsumerRecord<?, ?> record, @Nullable Consumer<?, ?> consumer, Exception exception) {
+        String group = consumer == null ? null : consumer.groupMetadata().groupId();
+        CURRENT_GROUP.set(group);
+        try {
+            recoverer.accept(record, consumer, exception);
+        } finally {
+            CURRENT_GROUP.remove();
+        }
+        recorder.record(MessageLayerCounting.LAYER, "dead_lettered",
+                group == null ? "topic " + record.topic() : "consumer " + group);
+    }
+
+    /** The innermost message of {@code exception}'s causes, with its type. */
+    static String reason(@Nullable Throwable exception) {
+        Throwable root = exception;
+        while (root != null && root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        if (root == null) {
+            return "unknown";
+        }
+        String message = root.getMessage();
+        String text = root.getClass().getName() + (message == null ? "" : ": " + message);
+        text = text.replace('\r', ' ').replace('\n', ' ');
+        return text.length() > 1000 ? text.substring(0, 1000) : text;
+    }
+}

@@ -1,0 +1,218 @@
+package io.onlyonce.spring.messaging.kafka;
+
+import io.onlyonce.messaging.JdbcInbox;
+import io.onlyonce.spring.messaging.MessageLayerCounting;
+import io.onlyonce.spring.metrics.OutcomeRecorder;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.sql.DataSource;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.kafka.listener.BatchInterceptor;
+import org.springframework.kafka.listener.RecordInterceptor;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * The inbox step of OnlyOnce's Kafka listener container factories: inside the transaction the
+ * container opened on the application's {@code DataSource}, before the {@code @KafkaListener}
+ * method runs, it inserts {@code (group id, message id)} into the inbox through that transaction's
+ * connection. A record whose pair is there already is a duplicate: it is dropped (the listener does
+ * not run, its offset is committed) and counted. A record without a valid {@code message-id} header
+ * is published to the dead-letter topic and not passed on. For a batch listener the duplicates,
+ * the invalid records and the records already dead-lettered after a failed batch are taken out of
+ * the batch handed on.
+ *
+ * <p>The row commits or rolls back with whatever the listener writes through the same
+ * {@code DataSource}: an exception from the listener rolls both back and the record is delivered
+ * again.
+ */
+public final class KafkaInboxInterceptor implements RecordInterceptor<Object, Object>, BatchInterceptor<Object, Object> {
+
+    /** The header holding the message id, as the Kafka transport sends it. */
+    public static final String MESSAGE_ID_HEADER = "message-id";
+
+    private final DataSource dataSource;
+    private final JdbcInbox inbox;
+    private final KafkaDeadLetters deadLetters;
+    private final OutcomeRecorder recorder;
+    private final Set<RecordPosition> deadLettered = ConcurrentHashMap.newKeySet();
+
+    /**
+     * An interceptor recording in {@code inbox} on {@code dataSource}.
+     *
+     * @param dataSource the data source of the container's transaction manager
+     * @param inbox the inbox table
+     * @param deadLetters where records without a valid message id go
+     * @param recorder counts the outcomes in layer {@code message}
+     */
+    public KafkaInboxInterceptor(DataSource dataSource, JdbcInbox inbox, KafkaDeadLetters deadLetters,
+            OutcomeRecorder recorder) {
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.inbox = Objects.requireNonNull(inbox, "inbox");
+        this.deadLetters = Objects.requireNonNull(deadLetters, "deadLetters");
+        this.recorder = Objects.requireNonNull(recorder, "recorder");
+    }
+
+    @Override
+    public @Nullable ConsumerRecord<Object, Object> intercept(ConsumerRecord<Object, Object> record,
+            Consumer<Object, Object> consumer) {
+        String group = groupId(consumer);
+        return admit(record, consumer, group) ? record : null;
+    }
+
+    @Override
+    public @Nullable ConsumerRecords<Object, Object> intercept(ConsumerRecords<Object, Object> records,
+            Consumer<Object, Object> consumer) {
+        String group = groupId(consumer);
+        Map<TopicPartition, List<ConsumerRecord<Object, Object>>> admitted = new LinkedHashMap<>();
+        int kept = 0;
+        for (TopicPartition partition : records.partitions()) {
+            List<ConsumerRecord<Object, Object>> list = new ArrayList<>();
+            for (ConsumerRecord<Object, Object> record : records.records(partition)) {
+                RecordPosition position = RecordPosition.of(record);
+                if (deadLettered.contains(position)) {
+                    leaveOutUntilCommitted(position);
+                    continue;
+                }
+                if (admit(record, consumer, group)) {
+                    list.add(record);
+                } else if (messageId(record) == null) {
+                    deadLettered.add(position);
+                    leaveOutUntilCommitted(position);
+                }
+            }
+            if (!list.isEmpty()) {
+                admitted.put(partition, list);
+                kept += list.size();
+            }
+        }
+        if (kept == 0) {
+            return null;
+        }
+        return kept == records.count() ? records : new ConsumerRecords<>(admitted, records.nextOffsets());
+    }
+
+    /**
+     * A record of a batch that was dead-lettered stays left out of the batch's deliveries until a
+     * transaction that left it out commits (its offset is committed after it), so that a batch rolled
+     * back again does not dead-letter it twice.
+     */
+    private void leaveOutUntilCommitted(RecordPosition position) {
+        if (TransactionSynchronizationManager.isSynchronizationActive()) {
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void afterCompletion(int status) {
+                    if (status == STATUS_COMMITTED) {
+                        deadLettered.remove(position);
+                    }
+                }
+            });
+        }
+    }
+
+    /** Marks {@code record} dead-lettered: the next delivery of its batch leaves it out. */
+    void skipOnRedelivery(ConsumerRecord<?, ?> record) {
+        deadLettered.add(RecordPosition.of(record));
+    }
+
+    /** Forgets {@code record}'s mark (its dead-lettering failed). */
+    void forget(ConsumerRecord<?, ?> record) {
+        deadLettered.remove(RecordPosition.of(record));
+    }
+
+    private boolean admit(ConsumerRecord<Object, Object> record, Consumer<Object, Object> consumer, String group) {
+        String id = messageId(record);
+        if (id == null) {
+            deadLetters.publish(record, consumer, new InvalidMessageIdException(
+                    "the record has no valid " + MESSAGE_ID_HEADER + " header (1 to 255 visible ASCII characters): "
+                            + record.topic() + "-" + record.partition() + "@" + record.offset()));
+            return false;
+        }
+        if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+            throw new IllegalStateException("OnlyOnce's Kafka inbox runs inside the container's transaction on the "
+                    + "DataSource; use the container factory onlyOnceKafkaListenerContainerFactory or "
+                    + "onlyOnceKafkaBatchListenerContainerFactory unchanged");
+        }
+        Connection connection = DataSourceUtils.getConnection(dataSource);
+        boolean first;
+        try {
+            first = inbox.record(connection, group, id);
+        } catch (SQLException e) {
+            throw new IllegalStateException("the inbox row of " + id + " could not be written: " + e.getMessage(), e);
+        } finally {
+            DataSourceUtils.releaseConnection(connection, dataSource);
+        }
+        String endpoint = "consumer " + group;
+        if (!first) {
+            recorder.record(MessageLayerCounting.LAYER, "duplicate_dropped", endpoint);
+            return false;
+        }
+        if (TransactionSynchronizationManager.isSynchronizationActive()) {
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void afterCommit() {
+                    recorder.record(MessageLayerCounting.LAYER, "processed", endpoint);
+                }
+            });
+        }
+        return true;
+    }
+
+    /** The group id the inbox rows are namespaced by. */
+    static String groupId(Consumer<?, ?> consumer) {
+        String group = consumer.groupMetadata().groupId();
+        if (group == null || group.isBlank()) {
+            throw new IllegalStateException("a listener on OnlyOnce's Kafka container factories needs a group id"
+                    + " (@KafkaListener(groupId = ...) or spring.kafka.consumer.group-id): it names its inbox rows");
+        }
+        return group;
+    }
+
+    /** The record's message id, or {@code null} when it has none or an invalid one. */
+    static @Nullable String messageId(ConsumerRecord<?, ?> record) {
+        Header header = record.headers().lastHeader(MESSAGE_ID_HEADER);
+        if (header == null || header.value() == null) {
+            return null;
+        }
+        byte[] value = header.value();
+        if (value.length == 0 || value.length > 255) {
+            return null;
+        }
+        for (byte b : value) {
+            if (b < 0x21 || b > 0x7e) {
+                return null;
+            }
+        }
+        return new String(value, StandardCharsets.US_ASCII);
+    }
+
+    /** Where a record sits. */
+    record RecordPosition(String topic, int partition, long offset) {
+        static RecordPosition of(ConsumerRecord<?, ?> record) {
+            return new RecordPosition(record.topic(), record.partition(), record.offset());
+        }
+    }
+
+    /** Why a record was dead-lettered without reaching the listener. */
+    public static final class InvalidMessageIdException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        InvalidMessageIdException(String message) {
+            super(message);
+        }
+    }
+}

@@ -58,6 +58,10 @@ abstract class AbstractServiceCrashScenario {
     /** A name for the log file. */
     protected abstract String name();
 
+    /** Checks, after the run, that the {@code orders} "order paid" messages went through the broker. */
+    protected void assertTheBrokerCarried(int orders) throws Exception {
+    }
+
     private static HttpResponse<String> send(HttpRequest request) throws Exception {
         return CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
     }
@@ -178,6 +182,7 @@ abstract class AbstractServiceCrashScenario {
                     assertThat(points).as("points of user %d", buyer.userId()).isEqualByComparingTo(paid);
                 }
             }
+            assertTheBrokerCarried(ORDERS);
         }
     }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The flash-sale load bench (issue 10): one run, every figure next to its baseline measured in it.
+# The flash-sale load bench: one run, every figure next to its baseline measured in it.
 #
 #   bench/seckill-load.sh [--seconds=15] [--warmup=90] [--connections=200] [--threads=2]
 #                         [--sync-users=15000] [--fast-users=60000] [--only=sync|fast] [--jfr] [--pg-waits]

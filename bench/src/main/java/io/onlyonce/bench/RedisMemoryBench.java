@@ -61,7 +61,7 @@ public final class RedisMemoryBench {
                     redis.setex("idem:token:" + randomId(), 600, "1");
                 }
             });
-            print("seed 004 layout: SET idem:token:<token> 1 EX 600", seed, seed);
+            print("one key per token: SET idem:token:<token> 1 EX 600", seed, seed);
 
             Instant now = Instant.now();
             for (int perMinute : new int[] {tokens / 10, 1_000}) {

@@ -1,7 +1,7 @@
 package io.onlyonce.messaging;
 
 /**
- * The states of a row of the outbox (seed 003's states, plus FAILED):
+ * The states of a row of the outbox (the usual outbox states, plus FAILED):
  *
  * <pre>
  *   record ──▶ PREPARED ──claim──▶ SENDING ──confirm──▶ SUCCESS ──purge──▶ (deleted)

@@ -16,7 +16,7 @@ import java.util.Objects;
 
 /**
  * An idempotent consumer for side effects OUTSIDE the database, keyed in an
- * {@link IdempotencyStore} (Redis in practice; seed 003 §2.3's {@code SET NX} with a TTL, done
+ * {@link IdempotencyStore} (Redis in practice; the common {@code SET NX} with a TTL, done
  * right) through the {@link IdempotencyEngine}: the key is scope {@code consumer:<name>}, name the
  * message id.
  *

@@ -31,7 +31,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 /**
- * Every row of the Idempotency-Key and token tables (SPEC 3.1 and 3.2) over real HTTP, for one
+ * Every row of the Idempotency-Key and token tables (docs/spring-boot.md) over real HTTP, for one
  * store. Subclasses choose the store with properties. The application's clock stands still until a
  * test moves it forward; it never moves back, so tests of one class cannot disturb each other.
  */
@@ -114,7 +114,7 @@ public abstract class AbstractIdempotentHttpTest {
         assertThat(problem.get("detail").asString()).isNotBlank();
     }
 
-    // ---------------------------------------------------------------- Idempotency-Key (SPEC 3.1)
+    // ---------------------------------------------------------------- Idempotency-Key
 
     @Test
     void firstRequestExecutesAndTheRetryIsReplayedByteForByte() {
@@ -684,7 +684,7 @@ public abstract class AbstractIdempotentHttpTest {
         assertThat(payments.executions(orderNo + "-ship")).isEqualTo(1);
     }
 
-    // ---------------------------------------------------------------- one-time tokens (SPEC 3.2)
+    // ---------------------------------------------------------------- one-time tokens
 
     protected HttpResponse<String> issue(String user, String scope) {
         return http.send(http.post("/idempotency/tokens" + (scope == null ? "" : "?scope=" + scope), user, ""));

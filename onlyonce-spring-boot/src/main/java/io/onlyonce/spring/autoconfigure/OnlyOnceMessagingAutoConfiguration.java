@@ -49,7 +49,7 @@ import org.springframework.context.annotation.Import;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /**
- * The message layer (SPEC §6) in a Spring Boot application, when {@code onlyonce-messaging} is on
+ * The message layer in a Spring Boot application, when {@code onlyonce-messaging} is on
  * the classpath and the application has one {@code DataSource}: the {@link TransactionalOutbox},
  * the relay that publishes it, the transport ({@code onlyonce.messaging.transport}: in-process by
  * default, RabbitMQ or Kafka), and one idempotent consumer per {@link ConsumerDefinition} bean, bound to

@@ -107,7 +107,7 @@ public record SeckillProperties(
     }
 
     /**
-     * Per-user abuse limits (seed 003 §6.3, seed 000 §9). Rates are counted in the OnlyOnce window
+     * Per-user abuse limits. Rates are counted in the OnlyOnce window
      * store, so they hold across instances on Redis or a database; the caps are counted in the
      * orders table under a lock on the buyer's row.
      *
@@ -140,7 +140,7 @@ public record SeckillProperties(
     }
 
     /**
-     * The flash-sale fast path (seed 004: stock pre-deducted in Redis, the queue shaves the peak,
+     * The flash-sale fast path (stock pre-deducted in Redis, the queue shaves the peak,
      * compensation to eventual consistency). A purchase is decided in Redis in one script and
      * answered {@code 202} with a reservation; consumers write the orders in batches.
      *

@@ -15,7 +15,7 @@ import org.springframework.web.servlet.HandlerInterceptor;
 /**
  * Checks the {@code Idempotency-Key} of {@code POST /api/orders} before the key is claimed: a
  * business id of the right form (else 400 {@code business-id-invalid}) made for the caller (else 403
- * {@code business-id-forbidden}, seed 003 §3.2). Nothing is stored for a request refused here. A
+ * {@code business-id-forbidden}). Nothing is stored for a request refused here. A
  * missing or malformed header is left to the OnlyOnce starter's own 400.
  */
 public final class BusinessIdInterceptor implements HandlerInterceptor {

@@ -9,7 +9,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Business ids, the idempotency ids clients make for orders (seed 003 §3.1):
+ * Business ids, the idempotency ids clients make for orders:
  * {@code u{userId}_{epochMillis}_{6 letters or digits}}, for example {@code u42_1767225600000_a1B2c3},
  * the user id written as it is (no leading zeros), so that one id has exactly one spelling.
  * At most 41 characters (19-digit user id, 13-digit milliseconds), so {@code VARCHAR(64)} holds

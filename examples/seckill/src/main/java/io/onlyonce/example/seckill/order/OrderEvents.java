@@ -7,7 +7,7 @@ import java.time.Instant;
  * Where "order paid" leaves the order service. Called inside the payment transaction, exactly once
  * per order (after the UNPAID → PAID transition succeeded): the implementation,
  * {@link io.onlyonce.example.seckill.message.OrderPaidOutbox}, records the message in the
- * transactional outbox in that same transaction, and the relay publishes it afterwards (SPEC §6).
+ * transactional outbox in that same transaction, and the relay publishes it afterwards.
  */
 public interface OrderEvents {
 

@@ -28,7 +28,7 @@ import org.springframework.transaction.annotation.Transactional;
  * Payment notifications. A payment platform can charge a user twice (two channels, a user who paid
  * twice), and notifies each payment, possibly many times. Every distinct payment ({@code tradeNo})
  * is recorded exactly once ({@code payment_notifications.notification_id = tradeNo + "_pay_callback"}
- * and {@code trade_no} UNIQUE, seed 003 §5.1): the first payment of an UNPAID order pays it (the
+ * and {@code trade_no} UNIQUE): the first payment of an UNPAID order pays it (the
  * state machine's conditional UPDATE, once) and sends "order paid" through the outbox in the same
  * transaction; each further payment of a paid or cancelled order becomes a refund row, once. A
  * repeated notice of a payment already recorded changes nothing. The order row is locked first, so

@@ -47,7 +47,7 @@ public class SeckillService {
     /**
      * The activity a one-time token may be issued for: running now (else 404 or 409
      * {@code activity-not-active}) and, with the limits on, with stock left (else 409
-     * {@code sold-out}): a token that can only meet "sold out" is not handed out (seed 000 §9).
+     * {@code sold-out}): a token that can only meet "sold out" is not handed out.
      */
     public Activity tokenableActivity(long activityId) {
         Activity activity = runningActivity(activityId);

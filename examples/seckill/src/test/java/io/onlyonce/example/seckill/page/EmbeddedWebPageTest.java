@@ -45,7 +45,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.test.annotation.DirtiesContext;
 
 /**
- * The user layer (SPEC §7, seed 000 §3) in a real headless Chromium, on the embedded default (H2,
+ * The user layer in a real headless Chromium, on the embedded default (H2,
  * in-memory stores, demo mode): what a person sees (text, the address bar) and what the database
  * holds afterwards. One service and one browser per language serve every test; each test logs in as
  * a new user. The service's clock stands still, so the 1 s request window stays shut until a test

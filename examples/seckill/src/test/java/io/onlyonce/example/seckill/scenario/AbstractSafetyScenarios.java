@@ -45,7 +45,7 @@ import org.springframework.test.annotation.DirtiesContext;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Issue 8's safety rules as a user meets them over real HTTP, on each database and store (the
+ * The safety rules as a user meets them over real HTTP, on each database and store (the
  * subclasses choose them): forged access tokens, the per-user rates and caps under 50 concurrent
  * requests, tokens only for a running sale with stock, a request window that cannot be bypassed by
  * rewriting the request, strict JSON, malformed HTTP answered as problems, start-up refused with

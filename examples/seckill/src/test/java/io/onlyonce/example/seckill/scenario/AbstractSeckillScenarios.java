@@ -165,7 +165,7 @@ public abstract class AbstractSeckillScenarios {
         return statistics.count(layer, outcome);
     }
 
-    // ---------------------------------------------------------------- seed 003's JMeter case
+    // ---------------------------------------------------------------- 100 concurrent orders with one business id
 
     @Test
     void hundredConcurrentOrdersWithOneBusinessIdMakeOneOrder() throws Exception {

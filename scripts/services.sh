@@ -13,6 +13,14 @@ SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 WAIT_SECS="${ONLYONCE_SERVICE_WAIT_SECS:-60}"
 ONLYONCE_NEED_RABBIT="${ONLYONCE_NEED_RABBIT:-1}"
 ONLYONCE_NEED_KAFKA="${ONLYONCE_NEED_KAFKA:-1}"
+# The tests log in to PostgreSQL as postgres and to MariaDB as root, without a password, over
+# 127.0.0.1. A server this script installs itself is set up that way. A server that was already
+# there is left as it is unless ONLYONCE_ALLOW_AUTH_CHANGES=1: then trust rules for loopback are
+# prepended to pg_hba.conf (a backup beside it) and MariaDB's root may log in over TCP without a
+# password. Without it, the script stops and says what the tests need.
+ONLYONCE_ALLOW_AUTH_CHANGES="${ONLYONCE_ALLOW_AUTH_CHANGES:-0}"
+PG_INSTALLED_HERE=0
+MARIADB_INSTALLED_HERE=0
 
 log() { echo "[services] $*"; }
 warn() { echo "[services] WARNING: $*" >&2; }
@@ -102,6 +110,7 @@ ensure_postgres() {
   else
     if ! command -v pg_ctlcluster >/dev/null 2>&1 || [ -z "$(pg_version)" ]; then
       apt_install postgresql
+      PG_INSTALLED_HERE=1
     fi
     local ver
     ver="$(pg_version)"
@@ -111,6 +120,7 @@ ensure_postgres() {
       [ -n "$ver" ] || die "no PostgreSQL server version found under /usr/lib/postgresql"
       log "postgresql: creating cluster $ver/main"
       detach_lock pg_createcluster "$ver" main
+      PG_INSTALLED_HERE=1
     fi
     if ! pg_up; then
       log "postgresql $ver/main: starting"
@@ -128,6 +138,12 @@ ensure_postgres() {
     ver="$(pg_version)"
     hba="/etc/postgresql/$ver/main/pg_hba.conf"
     [ -f "$hba" ] || die "cannot log in as postgres@127.0.0.1 and $hba not found"
+    if [ "$PG_INSTALLED_HERE" != "1" ] && [ "$ONLYONCE_ALLOW_AUTH_CHANGES" != "1" ]; then
+      die "the tests log in to PostgreSQL on 127.0.0.1:5432 as postgres without a password, and this server asks for one.
+  This script changes the authentication of a server it did not install only when asked:
+  ONLYONCE_ALLOW_AUTH_CHANGES=1 scripts/test.sh   (prepends loopback 'trust' rules to $hba, keeping a backup),
+  or allow it yourself (a 'host all all 127.0.0.1/32 trust' line in pg_hba.conf, then reload)."
+    fi
     log "postgresql: enabling trust auth for 127.0.0.1/::1 in $hba"
     cp -p "$hba" "$hba.onlyonce.bak"
     {
@@ -185,11 +201,13 @@ ensure_mariadb() {
   else
     if [ ! -x /usr/sbin/mariadbd ] || ! mysql_admin_bin >/dev/null || ! mysql_client_bin >/dev/null; then
       apt_install mariadb-server mariadb-client
+      MARIADB_INSTALLED_HERE=1
     fi
     if ! mariadb_up; then
       install -d -o mysql -g mysql -m 0755 /run/mysqld
       if [ ! -d /var/lib/mysql/mysql ]; then
         log "mariadb: initialising data dir /var/lib/mysql"
+        MARIADB_INSTALLED_HERE=1
         mariadb-install-db --user=mysql --datadir=/var/lib/mysql >/dev/null
       fi
       log "mariadb 3306: starting"
@@ -207,6 +225,12 @@ ensure_mariadb() {
     # Debian: root@localhost authenticates via unix_socket only. Allow an empty
     # password over TCP too (keeping unix_socket), for localhost and, in case
     # skip-name-resolve is set, for 127.0.0.1 / ::1.
+    if [ "$MARIADB_INSTALLED_HERE" != "1" ] && [ "$ONLYONCE_ALLOW_AUTH_CHANGES" != "1" ]; then
+      die "the tests log in to MariaDB on 127.0.0.1:3306 as root without a password, and this server refuses that.
+  This script changes the authentication of a server it did not install only when asked:
+  ONLYONCE_ALLOW_AUTH_CHANGES=1 scripts/test.sh   (lets root@127.0.0.1 and root@localhost log in over TCP
+  without a password, keeping unix_socket), or allow it yourself."
+    fi
     log "mariadb: enabling passwordless root login over TCP"
     "$cli" -uroot <<'SQL' || die "could not fix root auth via unix socket (run as root?)"
 ALTER USER 'root'@'localhost' IDENTIFIED VIA unix_socket OR mysql_native_password USING PASSWORD('');

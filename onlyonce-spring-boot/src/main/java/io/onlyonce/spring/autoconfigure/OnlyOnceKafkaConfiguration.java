@@ -360,44 +360,15 @@ class OnlyOnceKafkaConfiguration {
     }
 
     /** Starts the Kafka consumers before the relay, stops them after it; closes them at shutdown. */
-    static final class KafkaConsumersLifecycle implements SmartLifecycle, DisposableBean {
-        private final List<IdempotentKafkaConsumer> consumers;
-        private volatile boolean running;
+    static final class KafkaConsumersLifecycle extends ConsumersLifecycle<IdempotentKafkaConsumer> implements DisposableBean {
 
         KafkaConsumersLifecycle(List<IdempotentKafkaConsumer> consumers) {
-            this.consumers = List.copyOf(consumers);
-        }
-
-        /** The consumers, in the order of their definitions. */
-        List<IdempotentKafkaConsumer> consumers() {
-            return consumers;
-        }
-
-        @Override
-        public void start() {
-            consumers.forEach(IdempotentKafkaConsumer::start);
-            running = true;
-        }
-
-        @Override
-        public void stop() {
-            consumers.forEach(IdempotentKafkaConsumer::stop);
-            running = false;
-        }
-
-        @Override
-        public boolean isRunning() {
-            return running;
-        }
-
-        @Override
-        public int getPhase() {
-            return Integer.MAX_VALUE - 2000;
+            super(consumers, IdempotentKafkaConsumer::start, IdempotentKafkaConsumer::stop);
         }
 
         @Override
         public void destroy() {
-            consumers.forEach(IdempotentKafkaConsumer::close);
+            consumers().forEach(IdempotentKafkaConsumer::close);
         }
     }
 

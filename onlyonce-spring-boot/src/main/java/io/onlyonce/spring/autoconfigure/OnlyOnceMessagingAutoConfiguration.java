@@ -262,31 +262,8 @@ public class OnlyOnceMessagingAutoConfiguration {
                 container.setConcurrentConsumers(properties.messaging().consumer().workers());
                 containers.add(container);
             }
-            return new SmartLifecycle() {
-                private volatile boolean running;
-
-                @Override
-                public void start() {
-                    containers.forEach(SimpleMessageListenerContainer::start);
-                    running = true;
-                }
-
-                @Override
-                public void stop() {
-                    containers.forEach(SimpleMessageListenerContainer::stop);
-                    running = false;
-                }
-
-                @Override
-                public boolean isRunning() {
-                    return running;
-                }
-
-                @Override
-                public int getPhase() {
-                    return Integer.MAX_VALUE - 2000;
-                }
-            };
+            return new ConsumersLifecycle<>(containers, SimpleMessageListenerContainer::start,
+                    SimpleMessageListenerContainer::stop);
         }
     }
 }

@@ -15,6 +15,7 @@ import io.onlyonce.messaging.TransactionRunner;
 import io.onlyonce.messaging.rabbit.IdempotentRabbitListener;
 import io.onlyonce.messaging.rabbit.RabbitMessageTransport;
 import io.onlyonce.messaging.rabbit.RabbitTopology;
+import io.onlyonce.spring.OnlyOnceConfigurationException;
 import io.onlyonce.spring.messaging.ConsumerDefinition;
 import io.onlyonce.spring.messaging.MessageConsumers;
 import io.onlyonce.spring.messaging.MessageLayerCounting;
@@ -106,8 +107,12 @@ public class OnlyOnceMessagingAutoConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    OutboxRelay onlyOnceOutboxRelay(DataSource dataSource, MessagingDatabase messagingDatabase, MessageTransport transport,
-            OnlyOnceProperties properties, OnlyOnceStatistics statistics) {
+    OutboxRelay onlyOnceOutboxRelay(DataSource dataSource, MessagingDatabase messagingDatabase,
+            ObjectProvider<MessageTransport> transports, OnlyOnceProperties properties, OnlyOnceStatistics statistics) {
+        MessageTransport transport = transports.getIfAvailable();
+        if (transport == null) {
+            throw missingTransport(properties.messaging().transport());
+        }
         OnlyOnceProperties.Relay relay = properties.messaging().relay();
         RelayConfig config = RelayConfig.custom()
                 .batchSize(relay.batchSize())
@@ -203,6 +208,27 @@ public class OnlyOnceMessagingAutoConfiguration {
                 return Integer.MAX_VALUE - 1000;
             }
         };
+    }
+
+    /** Why no transport bean exists for {@code configured}, and what to add. */
+    static OnlyOnceConfigurationException missingTransport(OnlyOnceProperties.TransportType configured) {
+        String property = "onlyonce.messaging.transport=" + configured.name().toLowerCase(java.util.Locale.ROOT)
+                .replace('_', '-');
+        String action = switch (configured) {
+            case RABBIT -> "Add io.onlyonce:onlyonce-messaging-rabbit and spring-boot-starter-amqp to the dependencies";
+            case KAFKA -> org.springframework.util.ClassUtils.isPresent(
+                    "org.springframework.boot.kafka.autoconfigure.KafkaProperties", OnlyOnceMessagingAutoConfiguration.class.getClassLoader())
+                    || !org.springframework.util.ClassUtils.isPresent(
+                            "org.springframework.boot.autoconfigure.kafka.KafkaProperties", OnlyOnceMessagingAutoConfiguration.class.getClassLoader())
+                    ? "Add io.onlyonce:onlyonce-messaging-kafka and spring-boot-starter-kafka to the dependencies"
+                    : "The Kafka transport is configured from Spring Boot 4's Kafka settings; on Spring Boot 3.5 declare"
+                            + " the transport yourself: @Bean KafkaMessageTransport transport(KafkaProperties kafka) {"
+                            + " return KafkaMessageTransport.create(kafka.buildProducerProperties(null)); } (module"
+                            + " io.onlyonce:onlyonce-messaging-kafka)";
+            case IN_PROCESS -> "Leave onlyonce.messaging.transport unset for the in-process transport";
+        };
+        return new OnlyOnceConfigurationException("No OnlyOnce MessageTransport for " + property + ".",
+                action + ", or declare your own MessageTransport bean.");
     }
 
     /** The in-process transport: the embedded default. */

@@ -70,6 +70,24 @@ class MessagingAutoConfigurationTest {
     }
 
     @Test
+    void aTransportWhoseModuleIsMissingFailsStartUpNamingTheArtifactsToAdd() {
+        runner.withPropertyValues("onlyonce.messaging.transport=rabbit")
+                .withClassLoader(new org.springframework.boot.test.context.FilteredClassLoader(
+                        io.onlyonce.messaging.rabbit.RabbitMessageTransport.class))
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .isInstanceOf(io.onlyonce.spring.OnlyOnceConfigurationException.class)
+                        .hasMessageContaining("No OnlyOnce MessageTransport for onlyonce.messaging.transport=rabbit")
+                        .hasMessageContaining("io.onlyonce:onlyonce-messaging-rabbit"));
+        runner.withPropertyValues("onlyonce.messaging.transport=kafka")
+                .withClassLoader(new org.springframework.boot.test.context.FilteredClassLoader(
+                        io.onlyonce.messaging.kafka.KafkaMessageTransport.class))
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .isInstanceOf(io.onlyonce.spring.OnlyOnceConfigurationException.class)
+                        .hasMessageContaining("No OnlyOnce MessageTransport for onlyonce.messaging.transport=kafka")
+                        .hasMessageContaining("io.onlyonce:onlyonce-messaging-kafka"));
+    }
+
+    @Test
     void aMessageRecordedInTheBusinessTransactionTakesEffectOnceAndARolledBackOneNever() {
         runner.run(context -> {
             assertThat(context).hasNotFailed();

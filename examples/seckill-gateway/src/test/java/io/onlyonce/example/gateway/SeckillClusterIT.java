@@ -126,6 +126,17 @@ class SeckillClusterIT {
 
     @Test
     @Order(2)
+    void theWebPageIsServedThroughTheGateway() throws Exception {
+        HttpResponse<String> page = send(HttpRequest.newBuilder(api("/")).GET());
+        assertThat(page.statusCode()).isEqualTo(200);
+        assertThat(page.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/html"));
+        assertThat(page.body()).contains("assets/main.js");
+        assertThat(send(HttpRequest.newBuilder(api("/assets/main.js")).GET()).statusCode()).isEqualTo(200);
+        assertThat(send(HttpRequest.newBuilder(api("/order.html")).GET()).statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    @Order(2)
     void zeroPaddedActivityIdsAreTheSameRequest() throws Exception {
         Session bob = login("bob");
         assertThat(send(post("/api/seckill/activities/1/tokens", bob, null, Map.of())).statusCode()).isEqualTo(201);

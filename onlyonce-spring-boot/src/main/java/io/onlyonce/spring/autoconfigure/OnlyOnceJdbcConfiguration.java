@@ -40,8 +40,13 @@ class OnlyOnceJdbcConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @DependsOnDatabaseInitialization
-    JdbcDialect onlyOnceJdbcDialect(DataSource dataSource, OnlyOnceProperties properties, JdbcStoreConfig config) {
-        JdbcDialect dialect = JdbcDialect.detect(dataSource);
+    JdbcDialect onlyOnceJdbcDialect(DataSource dataSource, OnlyOnceProperties properties, JdbcStoreConfig config,
+            org.springframework.core.env.Environment environment) {
+        StartupDialect.Detected detected = StartupDialect.of(dataSource, environment, "OnlyOnce's JDBC store");
+        JdbcDialect dialect = detected.dialect();
+        if (!detected.answered()) {
+            return dialect;
+        }
         OnlyOnceProperties.SchemaInitialization mode = properties.jdbc().initializeSchema();
         if (mode == OnlyOnceProperties.SchemaInitialization.ALWAYS
                 || (mode == OnlyOnceProperties.SchemaInitialization.EMBEDDED && dialect == JdbcDialect.H2)) {

@@ -86,8 +86,13 @@ public class OnlyOnceMessagingAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @DependsOnDatabaseInitialization
-    MessagingDatabase onlyOnceMessagingDatabase(DataSource dataSource, OnlyOnceProperties properties) {
-        JdbcDialect dialect = JdbcDialect.detect(dataSource);
+    MessagingDatabase onlyOnceMessagingDatabase(DataSource dataSource, OnlyOnceProperties properties,
+            org.springframework.core.env.Environment environment) {
+        StartupDialect.Detected detected = StartupDialect.of(dataSource, environment, "OnlyOnce's message layer");
+        JdbcDialect dialect = detected.dialect();
+        if (!detected.answered()) {
+            return new MessagingDatabase(dialect);
+        }
         OnlyOnceProperties.SchemaInitialization mode = properties.messaging().initializeSchema();
         if (mode == OnlyOnceProperties.SchemaInitialization.ALWAYS
                 || (mode == OnlyOnceProperties.SchemaInitialization.EMBEDDED && dialect == JdbcDialect.H2)) {

@@ -411,6 +411,8 @@ public final class OutboxRelay implements AutoCloseable {
             }
         } else {
             retried.increment();
+            LOG.log(System.Logger.Level.WARNING, "message " + row.id() + ": attempt " + row.attempts() + " of "
+                    + config.maxAttempts() + " failed, sent again in " + wait.toMillis() + " ms: " + error);
             if (message != null) {
                 notifyListener(() -> listener.onRetry(message, row.attempts(), failure.error(), wait));
             }

@@ -58,11 +58,26 @@ public final class KafkaMessageTransport implements MessageTransport, AutoClosea
 
     private static final long LOOKUP_MARGIN_MILLIS = 1_000;
 
+    /**
+     * How long a topic found missing is remembered: its messages fail at once meanwhile (the relay
+     * retries them after its backoff), so that a message to a topic nobody created costs the other
+     * messages of a batch the producer's metadata wait at most once in this time, not on every retry.
+     * Only when the broker is evidently up (it acknowledged another record of the same batch): a
+     * broker that cannot be reached also leaves a topic "not present in metadata", and once it is back
+     * the messages go out at once.
+     */
+    static final Duration MISSING_TOPIC_MEMORY = Duration.ofSeconds(30);
+
     private final Producer<String, byte[]> producer;
     private final boolean ownsProducer;
     private final Duration sendTimeout;
     private final long sendTimeoutMillis;
     private @Nullable ExecutorService metadataLookups;
+    /** Topic → {@code System.nanoTime()} until which it is taken to be missing. */
+    private final Map<String, Long> missingUntil = new ConcurrentHashMap<>();
+    /** {@code System.nanoTime()} of the last acknowledged record. */
+    private final java.util.concurrent.atomic.AtomicLong lastAck = new java.util.concurrent.atomic.AtomicLong(
+            System.nanoTime() - MISSING_TOPIC_MEMORY.toNanos() - 1);
 
     /**
      * A transport on the caller's producer, which {@link #close()} leaves open. Give it a producer
@@ -146,9 +161,20 @@ public final class KafkaMessageTransport implements MessageTransport, AutoClosea
         for (int i = 0; i < messages.size(); i++) {
             byTopic.computeIfAbsent(messages.get(i).exchange(), topic -> new ArrayList<>()).add(i);
         }
-        Map<String, KafkaPublishException> unavailable = byTopic.size() > 1 ? lookUpTopics(byTopic.keySet(), messages)
-                : new ConcurrentHashMap<>();
         Set<String> missing = ConcurrentHashMap.newKeySet();
+        long now = System.nanoTime();
+        Set<String> toLookUp = new java.util.LinkedHashSet<>();
+        for (String topic : byTopic.keySet()) {
+            Long until = missingUntil.get(topic);
+            if (until != null && until - now > 0) {
+                missing.add(topic); // found missing a moment ago: fail its messages at once
+            } else {
+                missingUntil.remove(topic);
+                toLookUp.add(topic);
+            }
+        }
+        Map<String, KafkaPublishException> unavailable = toLookUp.size() > 1 ? lookUpTopics(toLookUp, messages)
+                : new ConcurrentHashMap<>();
         boolean interrupted = false;
         for (Map.Entry<String, List<Integer>> group : byTopic.entrySet()) {
             String topic = group.getKey();
@@ -177,6 +203,18 @@ public final class KafkaMessageTransport implements MessageTransport, AutoClosea
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
+        }
+        long after = System.nanoTime();
+        if (lastAck.get() - now > 0) {
+            long remembered = after + MISSING_TOPIC_MEMORY.toNanos();
+            for (String topic : missing) {
+                missingUntil.putIfAbsent(topic, remembered);
+            }
+            unavailable.forEach((topic, failure) -> {
+                if (failure.reason() == Reason.TOPIC_NOT_FOUND) {
+                    missingUntil.putIfAbsent(topic, remembered);
+                }
+            });
         }
         List<CompletableFuture<Void>> bounded = new ArrayList<>(results.size());
         for (int i = 0; i < results.size(); i++) {
@@ -241,6 +279,7 @@ public final class KafkaMessageTransport implements MessageTransport, AutoClosea
         try {
             producer.send(toRecord(message), (metadata, error) -> {
                 if (error == null) {
+                    lastAck.set(System.nanoTime());
                     result.complete(null);
                 } else {
                     if (Failures.isMissingTopic(error)) {

@@ -74,6 +74,8 @@ import org.springframework.util.ClassUtils;
 @ConditionalOnBean(KafkaProperties.class)
 class OnlyOnceKafkaConfiguration {
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(OnlyOnceKafkaConfiguration.class);
+
     /** The producer settings from {@code spring.kafka.*}, with the connection details applied. */
     static Map<String, Object> producerProperties(KafkaProperties kafka, @Nullable KafkaConnectionDetails details) {
         Map<String, Object> properties = new HashMap<>(kafka.buildProducerProperties());
@@ -334,12 +336,7 @@ class OnlyOnceKafkaConfiguration {
             if (!all.isEmpty()) {
                 checkDurability(kafka);
                 if (settings.createTopics()) {
-                    try (KafkaTopics topics = KafkaTopics.create(adminProperties(kafka, connection))) {
-                        for (ConsumerDefinition definition : all) {
-                            topics.ensureWithDeadLetter(definition.exchange(), settings.partitions(),
-                                    settings.replicationFactor());
-                        }
-                    }
+                    createConsumerTopics(all, settings, adminProperties(kafka, connection));
                 }
                 Map<String, Object> consumerConfig = consumerProperties(kafka, connection);
                 Map<String, Object> producerConfig = producerProperties(kafka, connection);
@@ -369,6 +366,40 @@ class OnlyOnceKafkaConfiguration {
         @Override
         public void destroy() {
             consumers().forEach(IdempotentKafkaConsumer::close);
+        }
+    }
+
+    /** How long start-up waits for the broker to create the consumers' topics. */
+    static final java.time.Duration TOPIC_CREATION_TIMEOUT = java.time.Duration.ofSeconds(10);
+
+    /**
+     * Creates each consumer's topic and its {@code .DLT} unless they exist. A broker that does not
+     * answer within {@link #TOPIC_CREATION_TIMEOUT} is logged (one WARN naming it) and start-up goes
+     * on, as with a database that is down: the consumers wait for the broker, and the relay keeps
+     * the messages until it answers. A broker that refuses fails start-up.
+     */
+    private static void createConsumerTopics(List<ConsumerDefinition> definitions, OnlyOnceProperties.Kafka settings,
+            Map<String, Object> admin) {
+        Map<String, Object> config = new HashMap<>(admin);
+        // a broker that cannot be reached: a retry a second, not a tight loop of log lines
+        config.putIfAbsent("reconnect.backoff.ms", 1_000);
+        config.putIfAbsent("retry.backoff.ms", 1_000);
+        config.putIfAbsent("request.timeout.ms", (int) TOPIC_CREATION_TIMEOUT.toMillis());
+        config.putIfAbsent("default.api.timeout.ms", (int) TOPIC_CREATION_TIMEOUT.toMillis());
+        try (org.apache.kafka.clients.admin.Admin client = org.apache.kafka.clients.admin.Admin.create(config);
+                KafkaTopics topics = new KafkaTopics(client, TOPIC_CREATION_TIMEOUT)) {
+            for (ConsumerDefinition definition : definitions) {
+                topics.ensureWithDeadLetter(definition.exchange(), settings.partitions(), settings.replicationFactor());
+            }
+        } catch (IllegalStateException e) {
+            if (!(e.getCause() instanceof java.util.concurrent.TimeoutException)
+                    && !(e.getCause() instanceof org.apache.kafka.common.errors.TimeoutException)) {
+                throw e;
+            }
+            log.warn("OnlyOnce: no Kafka broker at {} answered within {} to create the consumers' topics and their .DLT;"
+                    + " start-up goes on, and the consumers and the relay wait for the broker (the topics must exist"
+                    + " then; onlyonce.messaging.kafka.create-topics=false skips this step)",
+                    admin.get("bootstrap.servers"), TOPIC_CREATION_TIMEOUT);
         }
     }
 

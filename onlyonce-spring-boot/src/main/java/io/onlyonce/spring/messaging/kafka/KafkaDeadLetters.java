@@ -86,7 +86,7 @@ public final class KafkaDeadLetters implements ConsumerAwareRecordRecoverer {
                 group == null ? "topic " + record.topic() : "consumer " + group);
     }
 
-    /** The innermost message of {@code exception}'s causes, with its type. */
+    /** The innermost message of {@code exception}'s causes, with its type's simple name. */
     static String reason(@Nullable Throwable exception) {
         Throwable root = exception;
         while (root != null && root.getCause() != null && root.getCause() != root) {
@@ -96,7 +96,10 @@ public final class KafkaDeadLetters implements ConsumerAwareRecordRecoverer {
             return "unknown";
         }
         String message = root.getMessage();
-        String text = root.getClass().getName() + (message == null ? "" : ": " + message);
+        // OnlyOnce's own refusal says what is wrong; an application's failure keeps its type's simple name,
+        // as the Kafka module's consumer writes it
+        String text = root instanceof KafkaInboxInterceptor.InvalidMessageIdException && message != null ? message
+                : root.getClass().getSimpleName() + (message == null ? "" : ": " + message);
         text = text.replace('\r', ' ').replace('\n', ' ');
         return text.length() > 1000 ? text.substring(0, 1000) : text;
     }

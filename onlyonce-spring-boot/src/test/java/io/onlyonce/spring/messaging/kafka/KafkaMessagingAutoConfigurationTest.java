@@ -70,6 +70,25 @@ class KafkaMessagingAutoConfigurationTest {
     }
 
     @Test
+    @org.junit.jupiter.api.extension.ExtendWith(org.springframework.boot.test.system.OutputCaptureExtension.class)
+    void aBrokerThatDoesNotAnswerAtStartUpIsLoggedAndStartUpGoesOn(org.springframework.boot.test.system.CapturedOutput output) {
+        long start = System.nanoTime();
+        runner.withPropertyValues("onlyonce.messaging.transport=kafka")
+                .withBean("points", io.onlyonce.spring.messaging.ConsumerDefinition.class,
+                        () -> io.onlyonce.spring.messaging.ConsumerDefinition.of("points", "orders", "order.paid",
+                                (message, connection) -> { }))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(output).contains("OnlyOnce: no Kafka broker at [127.0.0.1:1] answered within PT10S")
+                            .contains("onlyonce.messaging.kafka.create-topics=false");
+                });
+        assertThat(java.time.Duration.ofNanos(System.nanoTime() - start)).as("one bounded wait, not 30 s per topic")
+                .isLessThan(java.time.Duration.ofSeconds(25));
+        assertThat(output.getOut().lines().filter(line -> line.contains("Rebootstrapping")).count())
+                .as("no tight reconnect loop in the log (thousands a second without the backoff)").isLessThan(500);
+    }
+
+    @Test
     void transportKafkaPublishesThroughKafka() {
         runner.withPropertyValues("onlyonce.messaging.transport=kafka").run(context -> {
             assertThat(context).hasNotFailed();

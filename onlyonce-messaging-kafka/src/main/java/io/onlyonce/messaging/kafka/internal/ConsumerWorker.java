@@ -1,6 +1,5 @@
 package io.onlyonce.messaging.kafka.internal;
 
-import io.onlyonce.IdempotencyKey;
 import io.onlyonce.messaging.Delivery;
 import io.onlyonce.messaging.InboundMessage;
 import io.onlyonce.messaging.MessageConsumer;
@@ -169,13 +168,10 @@ public final class ConsumerWorker implements Runnable {
         }
         int delivery = deliveries.merge(new Position(new TopicPartition(record.topic(), record.partition()),
                 record.offset()), 1, Integer::sum);
-        String id = header(record, KafkaMessageHeaders.MESSAGE_ID);
-        if (id == null || id.isEmpty()) {
-            return deadLetter(record, "missing message id", delivery);
-        }
-        if (!IdempotencyKey.isValidName(id)) {
-            return deadLetter(record, "malformed message id (not 1 to 255 visible ASCII characters)", delivery);
-        }
+        // a missing or malformed id goes to the consumer too, which dead-letters it without processing
+        // it and counts it with the consumer's other outcomes
+        String idHeader = header(record, KafkaMessageHeaders.MESSAGE_ID);
+        String id = idHeader == null || idHeader.isEmpty() ? null : idHeader;
         String payload = record.value() == null ? "" : strictUtf8(record.value());
         if (payload == null) {
             return deadLetter(record, "payload is not UTF-8", delivery);

@@ -14,7 +14,7 @@ const OO = (() => {
       badUsername: 'Use 1 to 32 letters, digits, ".", "_" or "-".',
       saleHeading: 'Flash sale', productsHeading: 'Products', ordersHeading: 'My orders',
       running: 'Running', notRunning: 'Not running', stockLeft: 'Stock left: {0} of {1}', soldOutBadge: 'Sold out',
-      stock: 'In stock: {0}', buyNow: 'Buy now', buy: 'Buy', submitting: 'Submitting…',
+      stock: 'In stock: {0}', buyNow: 'Buy now', ordered: 'Ordered', buy: 'Buy', submitting: 'Submitting…',
       regularPrice: 'Regular price', endsIn: 'Ends in {0}', saleEnded: 'The sale has ended', days: '{0} d',
       colOrder: 'Order', colWhat: 'Product', colAmount: 'Amount', colStatus: 'Status', colActions: 'Actions',
       createdAt: 'Placed at', noOrders: 'No orders yet.',
@@ -54,7 +54,7 @@ const OO = (() => {
       badUsername: '请使用 1 到 32 个字母、数字、“.”、“_”或“-”。',
       saleHeading: '限时秒杀', productsHeading: '商品', ordersHeading: '我的订单',
       running: '进行中', notRunning: '未开始或已结束', stockLeft: '剩余库存：{0} / {1}', soldOutBadge: '已售罄',
-      stock: '库存：{0}', buyNow: '立即抢购', buy: '购买', submitting: '提交中...',
+      stock: '库存：{0}', buyNow: '立即抢购', ordered: '已下单', buy: '购买', submitting: '提交中...',
       regularPrice: '原价', endsIn: '距结束 {0}', saleEnded: '秒杀已结束', days: '{0} 天',
       colOrder: '订单号', colWhat: '商品', colAmount: '金额', colStatus: '状态', colActions: '操作',
       createdAt: '下单时间', noOrders: '暂无订单。',
@@ -220,7 +220,8 @@ const OO = (() => {
       button.setAttribute('aria-busy', 'true');
       button.textContent = t(busyKey);
     } else {
-      button.disabled = false;
+      // a sale's button stays disabled while the user holds that sale's order (main.js holdSales)
+      button.disabled = button.dataset.held !== undefined;
       button.removeAttribute('aria-busy');
       if (button.dataset.label) button.textContent = button.dataset.label;
     }

@@ -238,7 +238,8 @@
           }
           continue;
         }
-        const button = el('button', { type: 'button', id: `buy-${activity.id}-${p.productId}`, text: t('buyNow') });
+        const button = el('button', { type: 'button', id: `buy-${activity.id}-${p.productId}`, text: t('buyNow'),
+          dataset: { sale: String(activity.id), product: String(p.productId) } });
         button.addEventListener('click', () => buyFlashSale(button, activity.id, p.productId));
         const badge = el('span', { class: 'badge live', text: t('running') + ' · ' + activity.name });
         box.append(card(id, p.name, OO.money(p.price), stockText, badge, button, `msg-${activity.id}-${p.productId}`,
@@ -293,6 +294,39 @@
     });
     body.replaceChildren(...rows);
     $('no-orders').hidden = rows.length > 0;
+    holdSales(answer.data);
+  }
+
+  /**
+   * A sale's button while the user holds its order (one live order per user, sale and product, until
+   * cancelled): disabled and saying so, with a link to the order, so no click spends a token on a
+   * purchase the service must refuse; given back once that order is cancelled.
+   */
+  function holdSales(orders) {
+    document.querySelectorAll('button[data-sale]').forEach(button => {
+      // a button in flight shows its label again when the answer is in (OO.busy): set that label
+      const busy = button.getAttribute('aria-busy') === 'true';
+      const show = label => {
+        if (busy) button.dataset.label = label;
+        else button.textContent = label;
+      };
+      const activityId = Number(button.dataset.sale);
+      const productId = Number(button.dataset.product);
+      const held = orders.find(o => o.activityId === activityId && o.productId === productId && o.status !== 'CANCELLED');
+      const message = $(`msg-${activityId}-${productId}`);
+      if (held) {
+        dropIntent(intentKey('seckill', activityId, productId));
+        button.dataset.held = held.orderNo;
+        if (!busy) button.disabled = true;
+        show(t('ordered'));
+        if (message && !message.textContent) OO.sayExisting(message, held.orderNo, 'existingSale');
+      } else if (button.dataset.held) {
+        delete button.dataset.held;
+        if (!busy) button.disabled = false;
+        show(t('buyNow'));
+        if (message) OO.say(message, '', '');
+      }
+    });
   }
 
   async function refreshStats() {

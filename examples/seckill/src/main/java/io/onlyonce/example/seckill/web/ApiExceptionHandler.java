@@ -21,6 +21,7 @@ import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.security.access.AccessDeniedException;
 import org.springframework.security.core.AuthenticationException;
 import org.springframework.security.web.firewall.RequestRejectedException;
@@ -38,6 +39,9 @@ import org.springframework.web.method.annotation.MethodArgumentTypeMismatchExcep
 import org.springframework.validation.method.ParameterValidationResult;
 import org.springframework.context.MessageSourceResolvable;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.exc.StreamReadException;
+import tools.jackson.databind.exc.MismatchedInputException;
 
 /**
  * Turns every error into an RFC 9457 problem in the caller's language: business rules
@@ -121,6 +125,8 @@ public class ApiExceptionHandler extends ResponseEntityExceptionHandler {
         } else if (ex instanceof MethodArgumentTypeMismatchException mismatch && outOfRange(mismatch)) {
             problem = problems.create(AppProblem.VALIDATION_FAILED, locale);
             problem.setProperty("errors", List.of(rangeError(mismatch, locale)));
+        } else if (ex instanceof HttpMessageNotReadableException unreadable) {
+            problem = unreadableBody(unreadable, locale);
         } else {
             if (statusCode.is5xxServerError()) {
                 log.error("request failed", ex);
@@ -204,6 +210,88 @@ public class ApiExceptionHandler extends ResponseEntityExceptionHandler {
         entry.put("field", mismatch.getName());
         entry.put("message", message);
         return entry;
+    }
+
+    /**
+     * A body that could not be read: 400 {@code malformed-request} saying where. A value of the
+     * wrong type names its field ({@code errors[].field}, as {@code validation-failed} does, in the
+     * JSON's own path such as {@code items[0].quantity}) and the type it must have; text that is no
+     * JSON gives the line and column where it breaks; a missing body says so. The value sent is
+     * never repeated.
+     */
+    private ProblemDetail unreadableBody(HttpMessageNotReadableException unreadable, Locale locale) {
+        ProblemDetail problem = problems.create(AppProblem.MALFORMED_REQUEST, locale);
+        JacksonException cause = jacksonCause(unreadable);
+        if (cause instanceof MismatchedInputException mismatch && !mismatch.getPath().isEmpty()) {
+            Map<String, String> entry = new LinkedHashMap<>();
+            entry.put("field", jsonPath(mismatch.getPath()));
+            String expected = expectedType(mismatch.getTargetType());
+            entry.put("message", expected == null
+                    ? messages.getMessage("body.wrong-type", null, locale)
+                    : messages.getMessage("body.expected." + expected, null, locale));
+            problem.setDetail(messages.getMessage("body.field-unreadable", null, locale));
+            problem.setProperty("errors", List.of(entry));
+        } else if (cause instanceof MismatchedInputException) {
+            problem.setDetail(messages.getMessage("body.shape", null, locale));
+        } else if (cause instanceof StreamReadException syntax && syntax.getLocation() != null
+                && syntax.getLocation().getLineNr() > 0) {
+            problem.setDetail(messages.getMessage("body.not-json",
+                    new Object[] {syntax.getLocation().getLineNr(), syntax.getLocation().getColumnNr()}, locale));
+        } else if (cause == null && unreadable.getMessage() != null
+                && unreadable.getMessage().startsWith("Required request body is missing")) {
+            problem.setDetail(messages.getMessage("body.missing", null, locale));
+        }
+        return problem;
+    }
+
+    private static @Nullable JacksonException jacksonCause(Throwable thrown) {
+        for (Throwable t = thrown.getCause(); t != null; t = t.getCause()) {
+            if (t instanceof JacksonException jackson) {
+                return jackson;
+            }
+        }
+        return null;
+    }
+
+    /** {@code items[0].quantity}: property names joined by dots, array positions in brackets. */
+    static String jsonPath(List<JacksonException.Reference> path) {
+        StringBuilder out = new StringBuilder();
+        for (JacksonException.Reference reference : path) {
+            if (reference.getPropertyName() != null) {
+                if (!out.isEmpty()) {
+                    out.append('.');
+                }
+                out.append(reference.getPropertyName());
+            } else if (reference.getIndex() >= 0) {
+                out.append('[').append(reference.getIndex()).append(']');
+            }
+        }
+        return out.toString();
+    }
+
+    /** The JSON type a Java type is read from, for the message; null when there is no plain answer. */
+    static @Nullable String expectedType(@Nullable Class<?> type) {
+        if (type == null) {
+            return null;
+        }
+        if (type == int.class || type == long.class || type == short.class || type == byte.class
+                || type == Integer.class || type == Long.class || type == Short.class || type == Byte.class
+                || type == BigInteger.class) {
+            return "integer";
+        }
+        if (type == double.class || type == float.class || Number.class.isAssignableFrom(type)) {
+            return "number";
+        }
+        if (type == boolean.class || type == Boolean.class) {
+            return "boolean";
+        }
+        if (CharSequence.class.isAssignableFrom(type) || type.isEnum()) {
+            return "text";
+        }
+        if (type.isArray() || java.util.Collection.class.isAssignableFrom(type)) {
+            return "array";
+        }
+        return type.isPrimitive() || type.getName().startsWith("java.") ? null : "object";
     }
 
     private static ResponseEntity<ProblemDetail> respond(ProblemDetail problem, HttpHeaders headers) {

@@ -32,7 +32,7 @@ class OpenApiConfiguration {
                 .info(new Info().title("OnlyOnce reference flash-sale service").version("0.1.0")
                         .description("Every error is an RFC 9457 problem (application/problem+json). Send" + tokens
                                 + " POST /api/orders takes an"
-                                + " Idempotency-Key (a business id u{userId}_{epochMillis}_{6 letters or digits});"
+                                + " Idempotency-Key (a business id `u{userId}_{epochMillis}_{6 letters or digits}`);"
                                 + " a flash-sale order an Idempotency-Token from POST"
                                 + " /api/seckill/activities/{activityId}/tokens."))
                 .components(new Components().addSecuritySchemes(BEARER,

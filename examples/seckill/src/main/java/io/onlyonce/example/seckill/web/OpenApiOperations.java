@@ -36,7 +36,7 @@ class OpenApiOperations implements OpenApiCustomizer {
     private static final Map<String, String> HEADERS = Map.of(
             "idempotency-token", "One-time token from POST /api/seckill/activities/{activityId}/tokens (the same user and"
                     + " activity); consumed by this call. Resent: 409 duplicate-submission with the first order.",
-            "idempotency-key", "The business id of this purchase intent, u{userId}_{epochMillis}_{6 letters or digits},"
+            "idempotency-key", "The business id of this purchase intent, `u{userId}_{epochMillis}_{6 letters or digits}`,"
                     + " made once by the client and sent again with every retry: a retry is answered with the first"
                     + " answer, byte for byte (Idempotent-Replayed: true); the same key with another body 422.");
     private static final String PROBLEM = "Problem";

@@ -2,6 +2,7 @@ package io.onlyonce.example.seckill.web;
 
 import jakarta.servlet.RequestDispatcher;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.Writer;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -26,11 +27,13 @@ import tools.jackson.databind.json.JsonMapper;
 public class ProblemErrorReportValve extends ErrorReportValve {
 
     private final Problems problems;
+    /** The body in UTF-8, as JSON is (RFC 8259), written as bytes: no charset to name. */
+    private final JsonMapper json = JsonMapper.builder().build();
     /**
-     * ASCII only, every other character escaped in the JSON: Tomcat's report writer encodes in
-     * ISO-8859-1 unless a charset is set, and no other problem this service writes names one.
+     * For the rare report whose response already handed out its writer: ASCII only, every other
+     * character escaped, since that writer encodes in ISO-8859-1 unless a charset is set.
      */
-    private final JsonMapper json = JsonMapper.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
+    private final JsonMapper asciiJson = JsonMapper.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
 
     public ProblemErrorReportValve(Problems problems) {
         this.problems = problems;
@@ -62,13 +65,30 @@ public class ProblemErrorReportValve extends ErrorReportValve {
             response.setStatus(status);
             response.setHeader(RequestIdFilter.HEADER, requestId(request));
             response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-            Writer writer = response.getReporter();
-            if (writer != null) {
-                writer.write(json.writeValueAsString(body));
+            OutputStream out = outputStream(response);
+            if (out != null) {
+                byte[] bytes = json.writeValueAsBytes(body);
+                response.setContentLength(bytes.length);
+                out.write(bytes);
                 response.finishResponse();
+            } else {
+                Writer writer = response.getReporter();
+                if (writer != null) {
+                    writer.write(asciiJson.writeValueAsString(body));
+                    response.finishResponse();
+                }
             }
         } catch (IOException | IllegalStateException e) {
             // the connection is gone or the response was taken over: nothing more to say
+        }
+    }
+
+    /** The response's byte stream, or null when its writer was already handed out. */
+    private static @Nullable OutputStream outputStream(Response response) throws IOException {
+        try {
+            return response.getOutputStream();
+        } catch (IllegalStateException usingWriter) {
+            return null;
         }
     }
 

@@ -88,8 +88,10 @@ class FastPathWebPageIT {
             new WebDriverWait(browser, WAIT).until(d -> !d.findElement(By.id("order-no")).getText().isEmpty());
             browser.navigate().back();
             browser.get("http://127.0.0.1:" + port + "/");
-            new WebDriverWait(browser, WAIT).until(ExpectedConditions.elementToBeClickable(By.id("buy-1-1"))).click();
-            new WebDriverWait(browser, WAIT).until(d -> d.getPageSource().contains(order));
+            // the sale's order is held: its button says so and links the order instead of buying again
+            WebElement held = new WebDriverWait(browser, WAIT).until(ExpectedConditions.visibilityOfElementLocated(By.id("buy-1-1")));
+            new WebDriverWait(browser, WAIT).until(d -> !held.isEnabled() && held.getText().equals("Ordered"));
+            new WebDriverWait(browser, WAIT).until(d -> d.findElement(By.id("msg-1-1")).getText().contains(order));
             assertThat(orders(user)).containsExactly(order);
         } finally {
             browser.quit();

@@ -369,6 +369,7 @@ public abstract class AbstractSafetyScenarios {
     @Test
     void jsonIsStrictAndIdsCanonical() {
         Session buyer = api.login(user("strict"));
+        Session reader = api.login(user("strict-reader"));
         long product = rows.createProduct("4.00", 100);
         Map<String, Long> before = rows.snapshot();
         Map<String, String> bodies = new java.util.LinkedHashMap<>();
@@ -392,6 +393,35 @@ public abstract class AbstractSafetyScenarios {
         Response numberAsName = api.post("/api/login", null, "{\"username\":12345}");
         assertThat(numberAsName.status()).isEqualTo(400);
         assertThat(numberAsName.problem()).isEqualTo("malformed-request");
+        assertThat(numberAsName.json().path("errors").toString())
+                .isEqualTo("[{\"field\":\"username\",\"message\":\"must be text (a JSON string)\"}]");
+
+        // the problem says where: the field and the type it takes, or the line and column, never the value sent
+        // (another buyer: the per-user order limit counts these too)
+        Response floatQuantity = api.post("/api/orders", reader, bodies.get("a float for an integer"),
+                "Idempotency-Key", Api.businessId(reader));
+        assertThat(floatQuantity.json().path("errors").toString())
+                .isEqualTo("[{\"field\":\"quantity\",\"message\":\"must be a whole number\"}]");
+        assertThat(floatQuantity.json().path("detail").asString()).isEqualTo("A field of the JSON body has a value of the wrong type; see errors.");
+        Response stringId = api.send(api.request("POST", "/api/orders", reader, bodies.get("a string id"),
+                "Idempotency-Key", Api.businessId(reader), "Accept-Language", "zh-CN"));
+        assertThat(stringId.json().path("errors").toString()).isEqualTo("[{\"field\":\"productId\",\"message\":\"必须是整数\"}]");
+        assertThat(api.post("/api/orders", reader, bodies.get("a boolean for a number"), "Idempotency-Key", Api.businessId(reader))
+                .json().path("errors").get(0).path("field").asString()).isEqualTo("quantity");
+        Response duplicate = api.post("/api/orders", reader, bodies.get("a duplicate key"), "Idempotency-Key", Api.businessId(reader));
+        assertThat(duplicate.json().path("detail").asString()).startsWith("The JSON body cannot be read from line 1, column ");
+        assertThat(duplicate.json().has("errors")).isFalse();
+        Response broken = api.post("/api/orders", reader, "{\n\"productId\": " + product + ",\n\"quantity\": }",
+                "Idempotency-Key", Api.businessId(reader));
+        assertThat(broken.json().path("detail").asString()).startsWith("The JSON body cannot be read from line 3, column ");
+        assertThat(api.post("/api/orders", reader, bodies.get("text after the JSON"), "Idempotency-Key", Api.businessId(reader))
+                .json().path("detail").asString())
+                .isEqualTo("The body must be one JSON object with the fields this request takes, and nothing after it.");
+        assertThat(api.post("/api/orders", reader, "[1]", "Idempotency-Key", Api.businessId(reader)).json().path("detail").asString())
+                .startsWith("The body must be one JSON object");
+        assertThat(api.post("/api/orders", reader, "", "Idempotency-Key", Api.businessId(reader)).json().path("detail").asString())
+                .isEqualTo("This request needs a JSON body.");
+        assertThat(stringId.body()).doesNotContain("\"" + product + "\"");
         assertThat(rows.snapshot()).isEqualTo(before);
     }
 
@@ -511,8 +541,13 @@ public abstract class AbstractSafetyScenarios {
         RawHttp.Answer zh = raw.get("/api/products", "Accept-Language: zh-CN", "X-Note: a\rb");
         assertThat(zh.header("Content-Type")).isEqualTo("application/problem+json");
         assertThat(tools.jackson.databind.json.JsonMapper.builder().build().readTree(zh.body()).path("title").asString())
-                .as("written in ASCII, read as the Chinese it escapes").isEqualTo("HTTP 请求格式错误");
-        assertThat(zh.body()).as("no byte outside ASCII").matches("\\p{ASCII}*");
+                .isEqualTo("HTTP 请求格式错误");
+        assertThat(zh.body()).as("UTF-8, as every other problem: readable, not \\u-escaped").contains("\"title\":\"HTTP 请求格式错误\"");
+        RawHttp.Answer zhTooLarge = raw.get("/api/products", "Accept-Language: zh-CN", "X-Big: " + "a".repeat(10 * 1024));
+        assertThat(zhTooLarge.status()).isEqualTo(431);
+        assertThat(zhTooLarge.body()).as(zhTooLarge.toString()).contains("\"title\":\"请求头过大\"").doesNotContain("\\u");
+        assertThat(zhTooLarge.header("Content-Length")).isEqualTo(
+                Integer.toString(zhTooLarge.body().getBytes(java.nio.charset.StandardCharsets.UTF_8).length));
         RawHttp.Answer traced = raw.get("/api/products", "X-Request-ID: trace-7", "X-Note: a\rb");
         assertThat(traced.status()).isEqualTo(400);
         assertThat(traced.header("X-Request-ID")).as(traced.toString()).isEqualTo("trace-7");
@@ -681,6 +716,16 @@ public abstract class AbstractSafetyScenarios {
             }
         });
         assertThat(paths.path("/api/login").path("post").path("security").isEmpty()).isTrue();
+        // Swagger UI renders descriptions as Markdown: the format's underscores in a code span, not italics
+        List<String> keyDescriptions = new ArrayList<>();
+        paths.path("/api/orders").path("post").path("parameters").forEach(p -> {
+            if (p.path("name").asString().equals("Idempotency-Key")) {
+                keyDescriptions.add(p.path("description").asString());
+            }
+        });
+        assertThat(keyDescriptions).singleElement().asString().contains("`u{userId}_{epochMillis}_{6 letters or digits}`");
+        assertThat(docs.json().path("info").path("description").asString())
+                .contains("`u{userId}_{epochMillis}_{6 letters or digits}`");
         Response ui = api.get("/swagger-ui/index.html", null);
         assertThat(ui.status()).isEqualTo(200);
         assertThat(ui.body()).contains("swagger-ui");

@@ -21,10 +21,26 @@
   const saveIntent = (key, value) => sessionStorage.setItem(key, JSON.stringify(value));
   const dropIntent = key => sessionStorage.removeItem(key);
 
-  function businessId(userId) {
+  /** A business id made here, when the service's business-id service cannot be reached: same form, random suffix. */
+  function localBusinessId(userId) {
     const alnum = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
     const random = crypto.getRandomValues(new Uint8Array(6));
     return `u${userId}_${Date.now()}_${Array.from(random, b => alnum[b % alnum.length]).join('')}`;
+  }
+
+  /**
+   * A business id for a new purchase intent: from the business-id service (GET
+   * /api/idempotent/generate, the same ids on every channel), else made here. Null when the session
+   * has expired.
+   */
+  async function newBusinessId(userId) {
+    const issued = await OO.call('GET', '/api/idempotent/generate?scope=order');
+    if (issued.status === 401) return null;
+    if (issued.ok && issued.data && typeof issued.data.businessId === 'string'
+        && issued.data.businessId.startsWith(`u${userId}_`)) {
+      return issued.data.businessId;
+    }
+    return localBusinessId(userId);
   }
 
   /** Sends a purchase, once more with the same key or token after no answer or a 5xx (at most twice more). */
@@ -151,7 +167,12 @@
       const key = intentKey('order', productId);
       let intent = readIntent(key);
       if (!intent) {
-        intent = { businessId: businessId(OO.session.get().userId) };
+        const id = await newBusinessId(OO.session.get().userId);
+        if (!id) {
+          showLogin(t('sessionExpired'));
+          return;
+        }
+        intent = { businessId: id };
         saveIntent(key, intent);
       }
       const answer = await send('/api/orders', { productId, quantity: 1 }, { 'Idempotency-Key': intent.businessId });

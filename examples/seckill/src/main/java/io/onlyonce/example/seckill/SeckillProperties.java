@@ -30,7 +30,8 @@ public record SeckillProperties(
         @DefaultValue DemoData demoData,
         @DefaultValue Demo demo,
         @DefaultValue Limits limits,
-        @DefaultValue FastPath fastPath) {
+        @DefaultValue FastPath fastPath,
+        @DefaultValue Ids ids) {
 
     /**
      * The demo login.
@@ -58,6 +59,22 @@ public record SeckillProperties(
 
         public Payment {
             requireSecret("seckill.payment.secret", secret);
+        }
+    }
+
+    /**
+     * The business-id service ({@code GET /api/idempotent/generate}).
+     *
+     * @param node this instance's node, 0 to 1023, different on every instance that serves ids: the
+     *     ids of two instances then never collide. Unset: a random node (logged at start-up), as
+     *     with a single instance or for a try-out
+     */
+    public record Ids(@Nullable Integer node) {
+
+        public Ids {
+            if (node != null && (node < 0 || node > 1023)) {
+                throw new IllegalArgumentException("seckill.ids.node must be between 0 and 1023, was " + node);
+            }
         }
     }
 
@@ -117,6 +134,8 @@ public record SeckillProperties(
      * @param tokenRequests one-time token requests one user may make per window (429 beyond); 0 for no limit
      * @param orderRequests order requests (both order endpoints together) one user may make per
      *     window (429 beyond); 0 for no limit
+     * @param idRequests business ids one user may ask {@code GET /api/idempotent/generate} for per
+     *     window (429 beyond); 0 for no limit
      * @param maxUnpaidOrders unpaid orders one user may hold at once (409 beyond); 0 for no limit
      * @param maxUnitsPerActivity units one user may hold in live (unpaid or paid) orders of one flash
      *     sale, all its products together (409 beyond); 0 for no limit
@@ -124,7 +143,7 @@ public record SeckillProperties(
      *     beyond); 0 for no limit
      */
     public record Limits(@DefaultValue("true") boolean enabled, @DefaultValue("10s") Duration window,
-            @DefaultValue("5") int tokenRequests, @DefaultValue("10") int orderRequests,
+            @DefaultValue("5") int tokenRequests, @DefaultValue("10") int orderRequests, @DefaultValue("30") int idRequests,
             @DefaultValue("3") int maxUnpaidOrders, @DefaultValue("1") int maxUnitsPerActivity,
             @DefaultValue("20") int maxUnitsPerProduct) {
 
@@ -132,7 +151,7 @@ public record SeckillProperties(
             if (window.isNegative() || window.isZero()) {
                 throw new IllegalArgumentException("seckill.limits.window must be positive");
             }
-            if (tokenRequests < 0 || orderRequests < 0 || maxUnpaidOrders < 0 || maxUnitsPerActivity < 0
+            if (tokenRequests < 0 || orderRequests < 0 || idRequests < 0 || maxUnpaidOrders < 0 || maxUnitsPerActivity < 0
                     || maxUnitsPerProduct < 0) {
                 throw new IllegalArgumentException("seckill.limits.* must not be negative");
             }

@@ -15,11 +15,12 @@ import org.springframework.web.servlet.HandlerMapping;
  */
 public final class RateLimitInterceptor implements HandlerInterceptor {
 
-    /** Route template → what it counts as. */
+    /** Route template → what it counts as (a POST, except the business-id service's GET). */
     static final Map<String, RequestRates.Kind> ROUTES = Map.of(
             "/api/seckill/activities/{activityId}/tokens", RequestRates.Kind.TOKENS,
             "/api/seckill/activities/{activityId}/orders", RequestRates.Kind.ORDERS,
-            "/api/orders", RequestRates.Kind.ORDERS);
+            "/api/orders", RequestRates.Kind.ORDERS,
+            "/api/idempotent/generate", RequestRates.Kind.IDS);
 
     private final RequestRates rates;
 
@@ -29,14 +30,15 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
 
     @Override
     public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler) {
-        if (!"POST".equals(request.getMethod())) {
-            return true;
-        }
         Object route = request.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
         RequestRates.Kind kind = route instanceof String template ? ROUTES.get(template) : null;
+        String method = kind == RequestRates.Kind.IDS ? "GET" : "POST";
+        if (!method.equals(request.getMethod())) {
+            return true;
+        }
         CurrentUser user = CurrentUser.current();
         if (kind != null && user != null) {
-            rates.count(kind, user.id(), "POST " + route);
+            rates.count(kind, user.id(), method + " " + route);
         }
         return true;
     }

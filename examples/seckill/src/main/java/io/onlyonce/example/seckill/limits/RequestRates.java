@@ -16,8 +16,9 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Component;
 
 /**
- * Per-user request rates on the token and order endpoints: at most {@code seckill.limits.token-requests}
- * token requests and {@code seckill.limits.order-requests} order requests per
+ * Per-user request rates on the token, order and business-id endpoints: at most
+ * {@code seckill.limits.token-requests} token requests, {@code seckill.limits.order-requests} order
+ * requests and {@code seckill.limits.id-requests} business ids per
  * {@code seckill.limits.window}, counted in the OnlyOnce {@link WindowStore} (one fixed window per
  * user and kind, measured on the store's clock), so the limit holds across every instance that
  * shares the store. Beyond it: 429 {@code too-many-requests} with {@code Retry-After} (the time
@@ -29,7 +30,8 @@ public class RequestRates {
     /** What is counted. */
     public enum Kind {
         TOKENS,
-        ORDERS
+        ORDERS,
+        IDS
     }
 
     /** The layer name of the limits' counters in {@code onlyonce.requests} and {@code GET /api/stats}. */
@@ -53,7 +55,11 @@ public class RequestRates {
      * @throws ApiException 429 {@code too-many-requests} with {@code Retry-After} beyond the limit
      */
     public void count(Kind kind, long userId, String endpoint) {
-        int max = kind == Kind.TOKENS ? limits.tokenRequests() : limits.orderRequests();
+        int max = switch (kind) {
+            case TOKENS -> limits.tokenRequests();
+            case ORDERS -> limits.orderRequests();
+            case IDS -> limits.idRequests();
+        };
         if (!limits.enabled() || max == 0 || windows == null) {
             return;
         }

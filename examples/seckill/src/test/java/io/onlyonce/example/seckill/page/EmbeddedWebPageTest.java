@@ -333,6 +333,31 @@ class EmbeddedWebPageTest {
         assertThat(rows.status(orderNo)).isEqualTo("CANCELLED");
     }
 
+    @Test
+    void aRegularOrderTakesItsBusinessIdFromTheServiceAndMakesOneWhenTheServiceIsDown() {
+        String user = login(english, "ids");
+        long userId = rows.count("SELECT id FROM users WHERE username = ?", user);
+        int ids = server.idRequests.get();
+        new WebDriverWait(english, WAIT).until(ExpectedConditions.elementToBeClickable(By.id("order-" + product))).click();
+        String first = resultPage(english);
+        assertThat(server.idRequests.get() - ids).isEqualTo(1);
+        assertThat(businessIdOf(first)).as("made by the service: scope letter o, then its node and counter")
+                .matches("u" + userId + "_[0-9]{13}_o[0-9A-Za-z]{5}");
+
+        server.failNextIds.set(1);
+        english.get(base() + "/");
+        clock.advance(Duration.ofSeconds(2));
+        new WebDriverWait(english, WAIT).until(ExpectedConditions.elementToBeClickable(By.id("order-" + product))).click();
+        String second = resultPage(english);
+        assertThat(server.idRequests.get() - ids).isEqualTo(2);
+        assertThat(businessIdOf(second)).as("made by the page, in the same form").matches("u" + userId + "_[0-9]{13}_[0-9A-Za-z]{6}");
+        assertThat(ordersOf(user)).containsExactlyInAnyOrder(first, second);
+    }
+
+    private String businessIdOf(String orderNo) {
+        return jdbc.sql("SELECT business_id FROM orders WHERE order_no = ?").param(orderNo).query(String.class).single();
+    }
+
     // ---- refusals, by problem type, in the browser's language
 
     @ParameterizedTest

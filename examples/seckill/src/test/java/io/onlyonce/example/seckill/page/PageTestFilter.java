@@ -34,6 +34,9 @@ final class PageTestFilter extends OncePerRequestFilter {
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     final AtomicInteger tokenRequests = new AtomicInteger();
+    final AtomicInteger idRequests = new AtomicInteger();
+    /** The next business-id requests are answered 503, as a business-id service that is down. */
+    final AtomicInteger failNextIds = new AtomicInteger();
     final AtomicInteger orderRequests = new AtomicInteger();
     private final AtomicLong delayNextMillis = new AtomicLong();
     private final AtomicInteger failNext = new AtomicInteger();
@@ -80,6 +83,13 @@ final class PageTestFilter extends OncePerRequestFilter {
         if ("GET".equals(request.getMethod()) && reservation.matches()) {
             answerReservation(reservation.group(1), response);
             return;
+        }
+        if ("GET".equals(request.getMethod()) && "/api/idempotent/generate".equals(path)) {
+            idRequests.incrementAndGet();
+            if (failNextIds.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                response.sendError(503);
+                return;
+            }
         }
         if (!"POST".equals(request.getMethod())) {
             chain.doFilter(request, response);

@@ -480,6 +480,68 @@ public abstract class AbstractSafetyScenarios {
         }
     }
 
+    // ---------------------------------------------------------------- the business-id service
+
+    @Test
+    void theBusinessIdServiceMakesUniqueTimeOrderedIdsTheOrderEndpointTakes() throws Exception {
+        Session buyer = api.login(user("ids"));
+        assertThat(api.get("/api/idempotent/generate?scope=order", null).status()).isEqualTo(401);
+
+        Response first = api.get("/api/idempotent/generate?scope=order", buyer);
+        assertThat(first.status()).as(first.toString()).isEqualTo(200);
+        assertThat(first.header("Cache-Control")).isEqualTo("no-store");
+        String id = first.json().path("businessId").asString();
+        assertThat(id).matches("u" + buyer.userId() + "_[0-9]{13}_o[0-9A-Za-z]{5}");
+        assertThat(first.json().path("scope").asString()).isEqualTo("order");
+        assertThat(first.json().path("userId").asLong()).isEqualTo(buyer.userId());
+        long millis = Long.parseLong(id.split("_")[1]);
+        assertThat(Instant.parse(first.json().path("issuedAt").asString()).toEpochMilli()).isEqualTo(millis);
+        assertThat(api.get("/api/idempotent/generate", buyer).json().path("scope").asString()).as("order by default")
+                .isEqualTo("order");
+
+        // one after the other: each later than the one before (same length, so as text too)
+        List<String> sequential = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            sequential.add(api.get("/api/idempotent/generate?scope=order", buyer).json().path("businessId").asString());
+        }
+        assertThat(sequential).isSorted().doesNotHaveDuplicates();
+        assertThat(sequential.get(0)).isGreaterThan(id);
+
+        Response unknown = api.get("/api/idempotent/generate?scope=refund", buyer);
+        assertThat(unknown.status()).isEqualTo(400);
+        assertThat(unknown.problem()).isEqualTo("validation-failed");
+        assertThat(unknown.json().path("errors").toString()).isEqualTo("[{\"field\":\"scope\",\"message\":\"must be one of: order\"}]");
+        Response unknownZh = api.send(api.request("GET", "/api/idempotent/generate?scope=refund", buyer, null, "Accept-Language", "zh-CN"));
+        assertThat(unknownZh.json().path("errors").get(0).path("message").asString()).isEqualTo("必须是以下之一：order");
+
+        // an id from the service is an Idempotency-Key the order endpoint takes, for its own user only
+        long product = rows.createProduct("3.00", 10);
+        Response order = api.order(buyer, id, product, 1);
+        assertThat(order.status()).as(order.toString()).isEqualTo(201);
+        assertThat(jdbc.sql("SELECT business_id FROM orders WHERE order_no = ?").param(order.json().path("orderNo").asString())
+                .query(String.class).single()).isEqualTo(id);
+        Session other = api.login(user("ids-other"));
+        assertThat(api.order(other, sequential.get(0), product, 1).problem()).isEqualTo("business-id-forbidden");
+
+        // many at once, for one user: every id different
+        Session busy = api.login(user("ids-busy"));
+        List<String> parallel = Concurrently.times(20, () -> api.get("/api/idempotent/generate?scope=order", busy)
+                .json().path("businessId").asString());
+        assertThat(parallel).hasSize(20).doesNotHaveDuplicates().allMatch(b -> b.startsWith("u" + busy.userId() + "_"));
+
+        // at most seckill.limits.id-requests (30) per user and window
+        Session greedy = api.login(user("ids-greedy"));
+        List<Integer> statuses = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            statuses.add(api.get("/api/idempotent/generate?scope=order", greedy).status());
+        }
+        assertThat(statuses).containsOnly(200);
+        Response limited = api.get("/api/idempotent/generate?scope=order", greedy);
+        assertThat(limited.status()).isEqualTo(429);
+        assertThat(limited.problem()).isEqualTo("too-many-requests");
+        assertThat(limited.header("Retry-After")).isNotBlank();
+    }
+
     // ---------------------------------------------------------------- every error a problem
 
     /** One malformed request and the problem it must get. */

@@ -283,6 +283,20 @@ class SeckillClusterIT {
         assertThat(failOpen.statusCode()).isEqualTo(200);
     }
 
+    @Test
+    @Order(6)
+    void withNoInstanceAnsweringTheGatewaySaysSoAsAProblem() throws Exception {
+        Session grace = login("grace");
+        for (JarProcess process : PROCESSES.subList(0, 2)) {
+            process.close();
+        }
+        HttpRequest.Builder products = HttpRequest.newBuilder(api("/api/products")).header("Authorization", "Bearer " + grace.token());
+        HttpResponse<String> unavailable = send(products);
+        assertProblem(unavailable, 503, "service-unavailable", "Service unavailable");
+        assertThat(unavailable.body()).contains("No instance of the service answered.").doesNotContain("127.0.0.1");
+        assertProblem(send(products.header("Accept-Language", "zh")), 503, "service-unavailable", "服务暂不可用");
+    }
+
     record Session(String token, long userId) {
     }
 

@@ -35,6 +35,30 @@ call() {
   }
   BODY=$(cat "$TMP/body")
 }
+# call_twice METHOD PATH [curl arguments...]: the same request twice at once; use_answer 1 or 2 then
+# puts that answer in STATUS, BODY and the headers file, and DUPLICATE names the other one
+call_twice() {
+  local method=$1 path=$2 i pids=()
+  shift 2
+  for i in 1 2; do
+    curl -s -o "$TMP/body$i" -D "$TMP/headers$i" -w '%{http_code}' -X "$method" "$B$path" "$@" >"$TMP/status$i" &
+    pids+=("$!")
+  done
+  for i in "${pids[@]}"; do
+    wait "$i" || {
+      echo "[demo] FAILED: cannot reach $B$path (is the service running? scripts/run.sh)" >&2
+      exit 1
+    }
+  done
+  STATUS_1=$(cat "$TMP/status1") STATUS_2=$(cat "$TMP/status2")
+  BODY_1=$(cat "$TMP/body1") BODY_2=$(cat "$TMP/body2")
+}
+use_answer() {
+  STATUS=$(cat "$TMP/status$1")
+  BODY=$(cat "$TMP/body$1")
+  cp "$TMP/headers$1" "$TMP/headers"
+  DUPLICATE=$((3 - $1))
+}
 fail() {
   echo "[demo] FAILED at step $STEPS: $*" >&2
   echo "[demo] the answer was: $STATUS $BODY" >&2
@@ -98,8 +122,20 @@ call POST /api/seckill/activities/1/tokens "${AUTH[@]}"
 expect_status 201
 TOKEN=$(field .token)
 
-step "the flash-sale order with the token"
-call POST /api/seckill/activities/1/orders "${AUTH[@]}" -H "Idempotency-Token: $TOKEN" "${JSON[@]}" -d '{"quantity":1}'
+step "the flash-sale order with the token, sent twice at once (a double click): one order, one 429 duplicate-request"
+# both copies leave together, so the second reaches the 1 s window (gateway layer) while it is open,
+# however long the first takes to answer
+ORDER_ARGS=("${AUTH[@]}" -H "Idempotency-Token: $TOKEN" "${JSON[@]}" -d '{"quantity":1}')
+call_twice POST /api/seckill/activities/1/orders "${ORDER_ARGS[@]}"
+if [ "$STATUS_2" = "429" ]; then
+  use_answer 1
+elif [ "$STATUS_1" = "429" ]; then
+  use_answer 2
+else
+  STATUS="$STATUS_1 and $STATUS_2"
+  BODY="$BODY_1 | $BODY_2"
+  fail "expected one of the two to be 429 duplicate-request"
+fi
 if [ "$STATUS" = "202" ]; then
   # the fast path (seckill.fast-path.enabled, on with the redis profile): decided in Redis, the order
   # written by the queue's consumers; the reservation is followed below, after the window's answer
@@ -114,8 +150,8 @@ else
 fi
 
 # ---------------------------------------------------------------- 3. duplicates
-step "the same request again at once: 429 duplicate-request (the 1 s window, gateway layer)"
-call POST /api/seckill/activities/1/orders "${AUTH[@]}" -H "Idempotency-Token: $TOKEN" "${JSON[@]}" -d '{"quantity":1}'
+step "the other copy: 429 duplicate-request (the 1 s window, gateway layer)"
+use_answer "$DUPLICATE"
 expect_problem 429 duplicate-request
 [ -n "$(header Retry-After)" ] || fail "expected a Retry-After header"
 

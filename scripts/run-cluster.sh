@@ -25,7 +25,8 @@
 # builds the jars when missing or older than a source, then the two instances (one after the other:
 # the first migrates the schema) and the gateway. The instances run with their servlet de-dup
 # window off (onlyonce.dedup.enabled=false): the gateway's is the one window. Logs under
-# data/cluster/. Ctrl-C or SIGTERM stops all three.
+# data/cluster/. Ctrl-C or SIGTERM stops all three. Once it says ready, scripts/demo.sh
+# http://127.0.0.1:$GATEWAY_PORT walks through the API by the gateway (with the same SECKILL_PAYMENT_SECRET).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 

@@ -9,7 +9,8 @@ import java.util.concurrent.ConcurrentMap;
 
 /**
  * {@link RequestDedupMetrics} in Micrometer: the counter {@code onlyonce.gateway.requests} (tags
- * {@code route}, {@code outcome}: passed, duplicate, fail_open, too_large, business_id_invalid) and
+ * {@code route}, {@code outcome}: passed, duplicate, keyed_retry, fail_open, too_large,
+ * business_id_invalid) and
  * the timer {@code onlyonce.gateway.store.calls} (tags {@code route}, {@code result}: ok, error). Each
  * meter is looked up in the registry once and kept (one removed from the registry afterwards is not
  * registered again).

@@ -73,7 +73,7 @@ public class RequestDedupAutoConfiguration {
         CircuitBreaker breaker = breakers.stream().filter(b -> b.getName().equals("onlyonce-gateway")).findFirst()
                 .orElseGet(() -> CircuitBreaker.ofDefaults("onlyonce-gateway"));
         return new RequestDedupGatewayFilterFactory(store, rules, breaker, metrics, properties.timeout(),
-                properties.maxBodySize().toBytes(), properties.problemTypeBase());
+                properties.maxBodySize().toBytes(), properties.problemTypeBase(), properties.keyHeader());
     }
 
     /** The window store on Redis, unless the application has a {@link ReactiveWindowStore}. */

@@ -2,11 +2,11 @@ package io.onlyonce.gateway;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.onlyonce.Fingerprint;
+import io.onlyonce.IdempotencyKey;
+import io.onlyonce.InvalidIdempotencyKeyException;
 import io.onlyonce.gateway.RequestDedupMetrics.Outcome;
-import io.onlyonce.gateway.internal.GatewayProblems;
 import io.onlyonce.gateway.internal.RequestBody;
 import io.onlyonce.gateway.internal.RequestFingerprints;
-import io.onlyonce.window.WindowHit;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,7 +32,10 @@ import reactor.core.publisher.Mono;
  * {@code RequestDedup}: the gateway layer's request window on Spring Cloud Gateway. A request whose
  * fingerprint (see {@link DedupRule#fields()}) was already seen on its route within the window is
  * answered {@code 429} with the problem {@code duplicate-request} and {@code Retry-After} (the time
- * left in the window), and never reaches the service.
+ * left in the window), and never reaches the service. A request carrying the same idempotency key
+ * ({@code Idempotency-Key}) as the request that opened the window is that client's retry: it passes,
+ * uncounted, so that the service replays its stored answer; the same request with another key or
+ * none is still a duplicate.
  *
  * <p>The body, when the rule needs it, is read once: digested in full as it streams in, held at most
  * up to {@code maxBodySize} ({@code 413} beyond, declared or found) and handed on byte for byte. The
@@ -55,6 +58,8 @@ import reactor.core.publisher.Mono;
 public class RequestDedupGatewayFilterFactory extends AbstractGatewayFilterFactory<RequestDedupGatewayFilterFactory.Config> {
 
     private static final Logger log = LoggerFactory.getLogger(RequestDedupGatewayFilterFactory.class);
+    /** 128 bits of the opener's digest: enough that two keys of one caller never share one. */
+    private static final int OPENER_HEX_DIGITS = 32;
 
     private final ReactiveWindowStore store;
     private final RequestDedupRules rules;
@@ -63,14 +68,17 @@ public class RequestDedupGatewayFilterFactory extends AbstractGatewayFilterFacto
     private final GatewayProblems problems;
     private final Duration timeout;
     private final long maxBodySize;
+    private final String keyHeader;
 
     /**
      * @param timeout the budget of one store call; past it the request fails open
      * @param maxBodySize the largest body read and fingerprinted; a larger one is answered 413
      * @param problemTypeBase the start of the problems' {@code type} URIs
+     * @param keyHeader the request header of the idempotency key, whose retry within the window is let
+     *     through to the service; empty: none
      */
     public RequestDedupGatewayFilterFactory(ReactiveWindowStore store, RequestDedupRules rules, CircuitBreaker breaker,
-            RequestDedupMetrics metrics, Duration timeout, long maxBodySize, String problemTypeBase) {
+            RequestDedupMetrics metrics, Duration timeout, long maxBodySize, String problemTypeBase, String keyHeader) {
         super(Config.class);
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("the store timeout must be positive");
@@ -85,6 +93,7 @@ public class RequestDedupGatewayFilterFactory extends AbstractGatewayFilterFacto
         this.problems = new GatewayProblems(problemTypeBase);
         this.timeout = timeout;
         this.maxBodySize = maxBodySize;
+        this.keyHeader = keyHeader.strip();
     }
 
     @Override
@@ -120,7 +129,7 @@ public class RequestDedupGatewayFilterFactory extends AbstractGatewayFilterFacto
         return body
                 .onErrorResume(RequestBody.TooLargeException.class, e -> {
                     metrics.count(routeId, Outcome.TOO_LARGE);
-                    return problems.write(exchange, GatewayProblems.REQUEST_TOO_LARGE, null).then(Mono.empty());
+                    return problems.write(exchange, GatewayProblems.PAYLOAD_TOO_LARGE, Long.toString(maxBodySize)).then(Mono.empty());
                 })
                 .flatMap(read -> caller(exchange).flatMap(caller -> decide(exchange, chain, routeId, rule,
                         read.orElse(null), caller)));
@@ -136,28 +145,54 @@ public class RequestDedupGatewayFilterFactory extends AbstractGatewayFilterFacto
             String id = parts.present(businessIdSource) ? parts.value(businessIdSource) : "";
             if (!rule.businessIdPattern().matcher(id).matches()) {
                 metrics.count(routeId, Outcome.BUSINESS_ID_INVALID);
-                return problems.write(exchange, GatewayProblems.BUSINESS_ID_INVALID, null);
+                return problems.write(exchange, GatewayProblems.BUSINESS_ID_INVALID);
             }
         }
         Fingerprint fingerprint = parts.fingerprint(routeId);
         ServerWebExchange forward = body == null ? exchange
                 : exchange.mutate().request(body.replaying(request, exchange.getResponse().bufferFactory())).build();
-        return hit(routeId, fingerprint, rule.window()).flatMap(hit -> {
+        return hit(routeId, fingerprint, rule.window(), opener(parts, caller)).flatMap(hit -> {
             if (hit.isEmpty()) {
                 metrics.count(routeId, Outcome.FAIL_OPEN);
                 return chain.filter(forward);
             }
-            if (hit.get().first()) {
+            if (hit.get().retry()) {
+                metrics.count(routeId, Outcome.KEYED_RETRY);
+                return chain.filter(forward);
+            }
+            if (hit.get().hit().first()) {
                 metrics.count(routeId, Outcome.PASSED);
                 return chain.filter(forward);
             }
             metrics.count(routeId, Outcome.DUPLICATE);
-            return problems.write(exchange, GatewayProblems.DUPLICATE_REQUEST, hit.get().retryAfterSeconds());
+            return problems.writeRetryAfter(exchange, GatewayProblems.DUPLICATE_REQUEST, hit.get().hit().retryAfterSeconds());
         });
     }
 
+    /**
+     * The opener a request names in the window: a digest of the caller and its idempotency key
+     * (the one {@code keyHeader}, an sf-string or bare, as the service reads it); null without one,
+     * or with two or a malformed one (the service refuses those).
+     */
+    private @Nullable String opener(RequestFingerprints parts, String caller) {
+        if (keyHeader.isEmpty()) {
+            return null;
+        }
+        List<String> values = parts.headerValues(keyHeader);
+        if (values.size() != 1) {
+            return null;
+        }
+        try {
+            String name = IdempotencyKey.parseHeaderValue(values.get(0));
+            return Fingerprint.of("idempotency-key", caller, name).hex().substring(0, OPENER_HEX_DIGITS);
+        } catch (InvalidIdempotencyKeyException malformed) {
+            return null;
+        }
+    }
+
     /** The hit, or empty when the store could not answer within the budget (fail open). */
-    private Mono<Optional<WindowHit>> hit(String routeId, Fingerprint fingerprint, Duration window) {
+    private Mono<Optional<KeyedWindowHit>> hit(String routeId, Fingerprint fingerprint, Duration window,
+            @Nullable String opener) {
         if (!breaker.tryAcquirePermission()) {
             log.debug("request de-dup skipped on route {}: circuit open", routeId);
             return Mono.just(Optional.empty());
@@ -165,7 +200,10 @@ public class RequestDedupGatewayFilterFactory extends AbstractGatewayFilterFacto
         return Mono.defer(() -> {
             long start = System.nanoTime();
             AtomicBoolean settled = new AtomicBoolean();
-            return store.hit(fingerprint, window)
+            Mono<KeyedWindowHit> call = opener == null
+                    ? store.hit(fingerprint, window).map(hit -> new KeyedWindowHit(hit, false))
+                    : store.hit(fingerprint, window, opener);
+            return call
                     .timeout(timeout)
                     .map(hit -> {
                         long elapsed = System.nanoTime() - start;

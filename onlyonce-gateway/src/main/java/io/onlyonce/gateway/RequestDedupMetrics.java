@@ -12,6 +12,11 @@ public interface RequestDedupMetrics {
         PASSED,
         /** Seen within the window: answered 429, never sent on. */
         DUPLICATE,
+        /**
+         * Seen within the window with the idempotency key of the request that opened it: the client's
+         * retry, sent on uncounted for the service to replay (not a refusal of the window).
+         */
+        KEYED_RETRY,
         /** The store failed, timed out or its circuit was open: sent on unchecked. */
         FAIL_OPEN,
         /** The body was over the limit: answered 413. */

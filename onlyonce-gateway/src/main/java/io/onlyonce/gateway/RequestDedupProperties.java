@@ -18,6 +18,10 @@ import org.springframework.util.unit.DataSize;
  *     (fail open), so a slow Redis never stalls the gateway for longer.
  * @param maxBodySize The largest body read and fingerprinted; a larger one is answered 413.
  * @param problemTypeBase The start of every problem {@code type} URI.
+ * @param keyHeader The request header of the idempotency key (an RFC 8941 string or bare, as the
+ *     services read it). A request with the same key as the one that opened its window is the
+ *     client's retry of it and passes, so that the service replays its answer; empty: every repeat
+ *     is refused.
  * @param circuitBreaker The circuit breaker in front of Redis.
  */
 @ConfigurationProperties("onlyonce.gateway")
@@ -28,6 +32,7 @@ public record RequestDedupProperties(
         @DefaultValue("250ms") Duration timeout,
         @DefaultValue("1MB") DataSize maxBodySize,
         @DefaultValue("urn:onlyonce:problem:") String problemTypeBase,
+        @DefaultValue("Idempotency-Key") String keyHeader,
         @DefaultValue CircuitBreaker circuitBreaker) {
 
     /**

@@ -136,11 +136,75 @@ class RequestDedupGatewayIT extends GatewayTestBase {
         String id = "u42_1764500000000_abc123";
         assertThat(send(post("/api/orders", token, "{\"productId\":9,\"note\":\"a\"}").header("Idempotency-Key", id))
                 .statusCode()).isEqualTo(201);
-        assertThat(send(post("/api/orders", token, "{\"note\":\"b\",\"productId\":9}").header("Idempotency-Key", id))
-                .statusCode()).isEqualTo(429);
+        assertThat(send(post("/api/orders", token, "{\"note\":\"b\",\"productId\":9}")
+                .header("Idempotency-Key", "u42_1764500000001_abc124")).statusCode()).isEqualTo(429);
         assertThat(send(post("/api/orders", token, "{\"productId\":10}").header("Idempotency-Key", id)).statusCode())
                 .isEqualTo(201);
         assertThat(STUB.received()).hasSize(2);
+    }
+
+    @Test
+    void aRetryWithTheKeyThatOpenedTheWindowReachesTheServiceAndAnotherKeyOrNoneDoesNot() throws Exception {
+        String token = Jwts.forSubject(TestGatewayApplication.JWT_SECRET, "kate");
+        double retriesBefore = count("echo", "keyed_retry");
+        String body = "{\"n\":\"" + UUID.randomUUID() + "\"}";
+        assertThat(send(post("/api/echo/keyed", token, body).header("Idempotency-Key", "k-1")).statusCode()).isEqualTo(201);
+        // the same key, as an RFC 8941 string this time: the service reads it as the same key
+        assertThat(send(post("/api/echo/keyed", token, body).header("Idempotency-Key", "\"k-1\"")).statusCode()).isEqualTo(201);
+        HttpResponse<String> otherKey = send(post("/api/echo/keyed", token, body).header("Idempotency-Key", "k-2"));
+        HttpResponse<String> noKey = send(post("/api/echo/keyed", token, body));
+        // another caller's request with this key is not this client's retry
+        String mallory = Jwts.forSubject(TestGatewayApplication.JWT_SECRET, "mallory");
+        assertThat(send(post("/api/echo/keyed", mallory, body).header("Idempotency-Key", "k-1")).statusCode()).isEqualTo(201);
+        assertThat(send(post("/api/echo/keyed", mallory, body).header("Idempotency-Key", "k-1")).statusCode()).isEqualTo(201);
+        assertThat(send(post("/api/echo/keyed", mallory, body).header("Idempotency-Key", "k-3")).statusCode()).isEqualTo(429);
+
+        assertThat(otherKey.statusCode()).isEqualTo(429);
+        assertThat(otherKey.body()).isEqualTo(DUPLICATE_EN.formatted("/api/echo/keyed"));
+        assertThat(noKey.statusCode()).isEqualTo(429);
+        assertThat(STUB.received()).hasSize(4);
+        assertThat(count("echo", "keyed_retry") - retriesBefore).isEqualTo(2.0);
+        try (RedisClient client = RedisClient.create(REDIS);
+                StatefulRedisConnection<String, String> connection = client.connect()) {
+            RedisCommands<String, String> redis = connection.sync();
+            List<String> windows = redis.keys(prefix + "w:*");
+            assertThat(windows).hasSize(2);
+            // one window per caller, each opened with its caller's key: kate's counted the other key and
+            // the request without one, mallory's the other key
+            List<String> values = windows.stream().map(redis::get).sorted().toList();
+            assertThat(values.get(0)).matches("2:[0-9a-f]{32}");
+            assertThat(values.get(1)).matches("3:[0-9a-f]{32}");
+            assertThat(values.get(0).substring(2)).isNotEqualTo(values.get(1).substring(2));
+            assertThat(windows).allSatisfy(key -> assertThat(redis.pttl(key)).isBetween(1L, 2000L));
+        }
+    }
+
+    @Test
+    void aServiceSharingThePrefixCountsAKeyedWindowAsItsOwn() throws Exception {
+        String token = Jwts.forSubject(TestGatewayApplication.JWT_SECRET, "leo");
+        String body = "{\"n\":\"" + UUID.randomUUID() + "\"}";
+        assertThat(send(post("/api/echo/shared", token, body).header("Idempotency-Key", "k-9")).statusCode()).isEqualTo(201);
+        try (RedisClient client = RedisClient.create(REDIS);
+                StatefulRedisConnection<byte[], byte[]> bytes = client.connect(io.lettuce.core.codec.ByteArrayCodec.INSTANCE);
+                StatefulRedisConnection<String, String> connection = client.connect()) {
+            String key = connection.sync().keys(prefix + "w:*").get(0);
+            String opened = connection.sync().get(key);
+            io.onlyonce.redis.RedisWindowStore service = io.onlyonce.redis.RedisWindowStore.standalone(bytes,
+                    new io.onlyonce.redis.RedisStoreConfig(prefix, 256));
+            io.onlyonce.Fingerprint fingerprint = io.onlyonce.Fingerprint.ofHex(key.substring((prefix + "w:").length()));
+
+            io.onlyonce.window.WindowHit hit = service.hit(fingerprint, java.time.Duration.ofSeconds(30));
+            assertThat(hit.count()).isEqualTo(2);
+            assertThat(hit.remaining()).isLessThanOrEqualTo(java.time.Duration.ofSeconds(2));
+            assertThat(connection.sync().get(key)).isEqualTo("2" + opened.substring(1));
+            service.release(fingerprint);
+            assertThat(connection.sync().get(key)).isEqualTo(opened);
+            assertThat(connection.sync().pttl(key)).isBetween(1L, 2000L);
+            // the gateway still knows the opener after the service's hit and release
+            assertThat(send(post("/api/echo/shared", token, body).header("Idempotency-Key", "k-9")).statusCode()).isEqualTo(201);
+            service.release(fingerprint);
+            assertThat(connection.sync().exists(key)).isZero();
+        }
     }
 
     @Test
@@ -197,13 +261,19 @@ class RequestDedupGatewayIT extends GatewayTestBase {
                 .POST(HttpRequest.BodyPublishers.ofByteArray(tooLarge)));
         HttpResponse<String> chunked = send(HttpRequest.newBuilder(uri("/api/echo/large"))
                 .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(tooLarge))));
-        String problem = "{\"type\":\"urn:onlyonce:problem:idempotency-request-too-large\",\"title\":\"Request too large\","
-                + "\"status\":413,\"detail\":\"The request body is larger than an idempotent request may be, so it cannot be "
-                + "told apart from another request.\",\"instance\":\"/api/echo/large\"}";
+        String problem = "{\"type\":\"urn:onlyonce:problem:payload-too-large\",\"title\":\"Request too large\","
+                + "\"status\":413,\"detail\":\"The request body is larger than the 1048576 bytes this service accepts.\","
+                + "\"instance\":\"/api/echo/large\"}";
         assertThat(declared.statusCode()).isEqualTo(413);
         assertThat(declared.body()).isEqualTo(problem);
         assertThat(chunked.statusCode()).isEqualTo(413);
         assertThat(chunked.body()).isEqualTo(problem);
+        assertThat(declared.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        // the first of English and Chinese the client names
+        HttpResponse<String> chinese = send(HttpRequest.newBuilder(uri("/api/echo/large")).header("Accept-Language", "fr, zh;q=0.5")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(tooLarge)));
+        assertThat(chinese.body()).isEqualTo("{\"type\":\"urn:onlyonce:problem:payload-too-large\",\"title\":\"请求过大\","
+                + "\"status\":413,\"detail\":\"请求体超过了本服务接受的 1048576 字节。\",\"instance\":\"/api/echo/large\"}");
         assertThat(STUB.received()).isEmpty();
     }
 
@@ -238,6 +308,19 @@ class RequestDedupGatewayIT extends GatewayTestBase {
                 uri("/actuator/metrics/onlyonce.gateway.store.calls?tag=route:tokens&tag=result:ok")).GET());
         assertThat(latency.statusCode()).isEqualTo(200);
         assertThat(latency.body()).contains("\"statistic\":\"COUNT\"");
+    }
+
+    /** The counter {@code onlyonce.gateway.requests} of a route and outcome, 0 before its first count. */
+    private double count(String route, String outcome) throws Exception {
+        HttpResponse<String> metric = send(HttpRequest.newBuilder(uri("/actuator/metrics/onlyonce.gateway.requests?tag=route:"
+                + route + "&tag=outcome:" + outcome)).GET());
+        if (metric.statusCode() == 404) {
+            return 0;
+        }
+        java.util.regex.Matcher value = java.util.regex.Pattern.compile("\"statistic\":\"COUNT\",\"value\":([0-9.]+)")
+                .matcher(metric.body());
+        assertThat(value.find()).isTrue();
+        return Double.parseDouble(value.group(1));
     }
 
     private HttpRequest.Builder post(String path, String token, String json) {

@@ -60,7 +60,9 @@
  *   <tr>
  *     <td>window</td>
  *     <td>{@code {prefix}w:{fingerprint}}</td>
- *     <td>string: the number of hits in the window, from {@code 1}</td>
+ *     <td>string: the number of hits in the window, from {@code 1}; a window opened by the gateway
+      for a request with an {@code Idempotency-Key} is {@code {count}:{opener}}, the opener being
+      hex digits of the key's SHA-256</td>
  *     <td>the window, from its first hit; repeats do not extend it</td>
  *   </tr>
  * </table>

@@ -147,7 +147,7 @@ public final class RequestFingerprints {
      * Framework 6.2 and 7 both have with one signature: {@code getOrEmpty} and {@code get} take an
      * {@code Object} on 6.2 and a {@code String} on 7.
      */
-    private List<String> headerValues(String name) {
+    public List<String> headerValues(String name) {
         List<String> values = new java.util.ArrayList<>();
         request.getHeaders().forEach((header, list) -> {
             if (header.equalsIgnoreCase(name)) {

@@ -117,17 +117,18 @@ wait_healthy() {
   die "$name did not come up within 180 s; see $LOG_DIR/$name.log"
 }
 
+# each instance its own node (0-1023) for its TSIDs: order numbers and the business-id service's ids
 start_instance() {
-  local name="$1" port="$2"
-  java -Xmx512m -jar "$service_jar" --spring.profiles.active=postgres,redis --server.port="$port" \
-    --server.address=127.0.0.1 --onlyonce.dedup.enabled=false \
+  local name="$1" port="$2" node="$3"
+  java -Xmx512m -Dtsidcreator.node="$node" -jar "$service_jar" --spring.profiles.active=postgres,redis --server.port="$port" \
+    --server.address=127.0.0.1 --onlyonce.dedup.enabled=false --seckill.ids.node="$node" \
     --seckill.auth.password-less-login="${PASSWORD_LESS_LOGIN:-false}" >"$LOG_DIR/$name.log" 2>&1 &
   pids+=("$!")
   wait_healthy "$name" "http://127.0.0.1:$port/actuator/health" "$!"
 }
 
-start_instance seckill-1 "$SECKILL_PORT_1"
-start_instance seckill-2 "$SECKILL_PORT_2"
+start_instance seckill-1 "$SECKILL_PORT_1" 1
+start_instance seckill-2 "$SECKILL_PORT_2" 2
 SECKILL_INSTANCE_1="http://127.0.0.1:$SECKILL_PORT_1" SECKILL_INSTANCE_2="http://127.0.0.1:$SECKILL_PORT_2" \
   GATEWAY_PORT="$GATEWAY_PORT" GATEWAY_MANAGEMENT_PORT="$GATEWAY_MANAGEMENT_PORT" \
   java -Xmx256m -jar "$gateway_jar" >"$LOG_DIR/gateway.log" 2>&1 &

@@ -44,6 +44,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.SmartLifecycle;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.onlyonce.spring.metrics.OutboxMeters;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
@@ -161,6 +164,24 @@ public class OnlyOnceMessagingAutoConfiguration {
                 new IdempotentConsumer(definition.name(), messagingDatabase.dialect(), transactions, definition.handler(), config),
                 statistics)));
         return new MessageConsumers(consumers);
+    }
+
+    /** The outbox's backlog as gauges ({@link OutboxMeters}), with Micrometer. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterRegistry.class)
+    @ConditionalOnBean(MeterRegistry.class)
+    static class OutboxMetersConfiguration {
+
+        @Bean(destroyMethod = "close")
+        @ConditionalOnMissingBean
+        OutboxMeters onlyOnceOutboxMeters(OutboxRelay relay, MeterRegistry registry, OnlyOnceProperties properties,
+                ObjectProvider<ConsumerDefinition> definitions) {
+            // the destinations this application consumes have their gauges from the start
+            List<List<String>> known = definitions.orderedStream()
+                    .filter(d -> !d.routingKey().contains("*") && !d.routingKey().contains("#"))
+                    .map(d -> List.of(d.exchange(), d.routingKey())).distinct().toList();
+            return OutboxMeters.bind(relay, registry, properties.messaging().metricsInterval(), known);
+        }
     }
 
     /**

@@ -16,9 +16,9 @@ import org.springframework.security.web.util.matcher.RequestMatcher;
  * ({@code [A-Za-z0-9-._~+/]+=*}) is refused as malformed. The pattern's matcher was about 5 % of
  * {@code GET /api/ping}'s CPU (docs/benchmarks.md); {@code BearerTokensTest} compares both.
  *
- * <p>On the endpoints open without login ({@code open}: the login, the payment callback, the API
- * documents, health) no token is read at all, so a client's stale or foreign token does not turn
- * them into 401.
+ * <p>On the endpoints open without login that it is given ({@code open}: the login, the payment
+ * callback, the API documents; not health, where an operator's token shows the components) no token
+ * is read at all, so a client's stale or foreign token does not turn them into 401.
  */
 final class BearerTokens implements BearerTokenResolver {
 

@@ -38,6 +38,8 @@ import org.springframework.security.web.firewall.StrictHttpFirewall;
 import org.springframework.security.web.header.writers.DelegatingRequestMatcherHeaderWriter;
 import org.springframework.security.web.header.writers.StaticHeadersWriter;
 import org.springframework.security.web.servlet.util.matcher.PathPatternRequestMatcher;
+import org.springframework.security.web.util.matcher.AndRequestMatcher;
+import org.springframework.security.web.util.matcher.NegatedRequestMatcher;
 import org.springframework.security.web.util.matcher.OrRequestMatcher;
 import org.springframework.security.web.util.matcher.RequestMatcher;
 
@@ -45,7 +47,8 @@ import org.springframework.security.web.util.matcher.RequestMatcher;
  * Every {@code /api} call needs a valid access token (Spring Security's OAuth2 resource server,
  * HS256 with {@code seckill.auth.jwt-secret}; {@code exp}, {@code sub} and a {@code uid} of an
  * existing user required), except the demo login and the payment platform's callback (which
- * carries its own HMAC signature). The OpenAPI document, Swagger UI and the web page are open. 401 and 403 are
+ * carries its own HMAC signature). The OpenAPI document, Swagger UI, the web page, health and the
+ * Prometheus scrape are open; health shows its components only to an operator's token. 401 and 403 are
  * problems like every other error, and so is a request the firewall refuses.
  */
 @Configuration(proxyBeanMethods = false)
@@ -170,7 +173,9 @@ class SecurityConfiguration {
                         .requestMatchers(open).permitAll()
                         .anyRequest().authenticated())
                 .oauth2ResourceServer(server -> server
-                        .bearerTokenResolver(new BearerTokens(open))
+                        // health reads a token, if one is sent, to show an operator its components
+                        .bearerTokenResolver(new BearerTokens(new AndRequestMatcher(open,
+                                new NegatedRequestMatcher(EndpointRequest.to("health")))))
                         .jwt(jwt -> { })
                         .authenticationEntryPoint(unauthorized)
                         .accessDeniedHandler(forbidden))

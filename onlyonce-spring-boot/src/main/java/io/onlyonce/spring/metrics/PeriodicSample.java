@@ -7,6 +7,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -32,6 +33,7 @@ public final class PeriodicSample<T> implements AutoCloseable {
     private final Duration interval;
     private final Supplier<T> read;
     private final Consumer<T> onRead;
+    private final LongSupplier nanoTime;
     private volatile @Nullable Taken<T> last;
     private volatile boolean failing;
     private @Nullable ScheduledExecutorService executor;
@@ -45,6 +47,12 @@ public final class PeriodicSample<T> implements AutoCloseable {
      * @param onRead told of each value read, on the sampling thread (to register a gauge for a new tag, say)
      */
     public PeriodicSample(String name, Duration interval, Supplier<T> read, Consumer<T> onRead) {
+        this(name, interval, read, onRead, System::nanoTime);
+    }
+
+    /** A sample on the ticker {@code nanoTime} (tests move it). */
+    PeriodicSample(String name, Duration interval, Supplier<T> read, Consumer<T> onRead, LongSupplier nanoTime) {
+        this.nanoTime = Objects.requireNonNull(nanoTime, "nanoTime");
         this.name = Objects.requireNonNull(name, "name");
         this.interval = Objects.requireNonNull(interval, "interval");
         if (interval.isNegative() || interval.isZero()) {
@@ -71,7 +79,7 @@ public final class PeriodicSample<T> implements AutoCloseable {
     public void readOnce() {
         try {
             T value = read.get();
-            last = new Taken<>(value, System.nanoTime());
+            last = new Taken<>(value, nanoTime.getAsLong());
             if (failing) {
                 failing = false;
                 log.info("metrics of {} read again", name);
@@ -89,7 +97,7 @@ public final class PeriodicSample<T> implements AutoCloseable {
     /** The last value read, while it is fresh. */
     public Optional<T> current() {
         Taken<T> taken = last;
-        if (taken == null || System.nanoTime() - taken.atNanos() > 2 * interval.toNanos()) {
+        if (taken == null || nanoTime.getAsLong() - taken.atNanos() > 2 * interval.toNanos()) {
             return Optional.empty();
         }
         return Optional.of(taken.value());

@@ -294,7 +294,8 @@ public class OnlyOnceMessagingAutoConfiguration {
         @ConditionalOnMissingBean(name = "onlyOnceRabbitConsumers")
         SmartLifecycle onlyOnceRabbitConsumers(MessageConsumers consumers,
                 ObjectProvider<ConsumerDefinition> definitions, RabbitTemplate rabbitTemplate,
-                ConnectionFactory connectionFactory, AmqpAdmin amqpAdmin, OnlyOnceProperties properties) {
+                ConnectionFactory connectionFactory, AmqpAdmin amqpAdmin, OnlyOnceProperties properties,
+                OnlyOnceStatistics statistics) {
             OnlyOnceProperties.Rabbit settings = properties.messaging().rabbit();
             List<SimpleMessageListenerContainer> containers = new ArrayList<>();
             for (ConsumerDefinition definition : definitions.orderedStream().toList()) {
@@ -305,10 +306,13 @@ public class OnlyOnceMessagingAutoConfiguration {
                 }
                 topology.declare(amqpAdmin);
                 MessageConsumer consumer = consumers.named(definition.name());
+                String endpoint = "consumer " + definition.name();
                 IdempotentRabbitListener listener = IdempotentRabbitListener.builder(consumer, rabbitTemplate)
                         .topology(topology)
                         .maxDeliveries(settings.maxDeliveries())
                         .requeueDelay(settings.requeueDelay())
+                        // what the listener dead-letters itself (the consumer counts its own)
+                        .onOwnDeadLetter(reason -> statistics.record(MessageLayerCounting.LAYER, "dead_lettered", endpoint))
                         .build();
                 SimpleMessageListenerContainer container = listener.newContainer(connectionFactory, definition.name());
                 container.setConcurrentConsumers(properties.messaging().consumer().workers());

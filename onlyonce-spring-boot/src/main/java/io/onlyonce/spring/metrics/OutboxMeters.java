@@ -72,9 +72,7 @@ public final class OutboxMeters implements AutoCloseable {
     }
 
     private static ToDoubleFunction<OutboxMeters> gauge(Destination destination, ToDoubleFunction<OutboxBacklog> value) {
-        return meters -> meters.sample.current()
-                .map(backlog -> value.applyAsDouble(backlog.getOrDefault(destination, NOTHING)))
-                .orElse(Double.NaN);
+        return meters -> meters.sample.gauge(backlog -> value.applyAsDouble(backlog.getOrDefault(destination, NOTHING)));
     }
 
     @Override

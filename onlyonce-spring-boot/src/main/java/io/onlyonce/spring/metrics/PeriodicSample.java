@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+import java.util.function.ToDoubleFunction;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -101,6 +102,14 @@ public final class PeriodicSample<T> implements AutoCloseable {
             return Optional.empty();
         }
         return Optional.of(taken.value());
+    }
+
+    /**
+     * What a gauge on this sample reads: {@code value} of the last value read while it is fresh, NaN
+     * otherwise.
+     */
+    public double gauge(ToDoubleFunction<? super T> value) {
+        return current().map(value::applyAsDouble).orElse(Double.NaN);
     }
 
     @Override

@@ -54,9 +54,11 @@ class OperatorMetersTest {
         failing.set(true);
         sample.readOnce();
         assertThat(sample.current()).as("the last read failed").isEmpty();
+        assertThat(sample.gauge(value -> value)).as("what a gauge reads then").isNaN();
         failing.set(false);
         sample.readOnce();
         assertThat(sample.current()).contains(2);
+        assertThat(sample.gauge(value -> value * 10)).isEqualTo(20);
         now.addAndGet(Duration.ofMillis(200).toNanos());
         assertThat(sample.current()).as("twice the interval").contains(2);
         now.incrementAndGet();

@@ -58,9 +58,7 @@ public class QueueMeters implements AutoCloseable {
     }
 
     private static ToDoubleFunction<QueueMeters> gauge(long activity, ToDoubleFunction<RedisStock.QueueState> value) {
-        return meters -> meters.sample.current()
-                .map(states -> value.applyAsDouble(states.getOrDefault(activity, EMPTY)))
-                .orElse(Double.NaN);
+        return meters -> meters.sample.gauge(states -> value.applyAsDouble(states.getOrDefault(activity, EMPTY)));
     }
 
     @Override

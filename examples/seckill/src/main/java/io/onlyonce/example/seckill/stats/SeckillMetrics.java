@@ -58,8 +58,7 @@ class SeckillMetrics implements AutoCloseable {
     @EventListener(ApplicationReadyEvent.class)
     void register() {
         for (String status : STATUSES) {
-            Gauge.builder("seckill.orders", this, m -> m.sample.current().map(f -> (double) f.orders().getOrDefault(status, 0L))
-                            .orElse(Double.NaN))
+            Gauge.builder("seckill.orders", this, m -> m.sample.gauge(f -> f.orders().getOrDefault(status, 0L)))
                     .description("Orders in the database").tag("status", status).register(registry);
         }
         sample.start();
@@ -67,8 +66,7 @@ class SeckillMetrics implements AutoCloseable {
 
     private void registerStock(List<Long> key) {
         if (registered.add(key)) {
-            Gauge.builder("seckill.stock.left", this, m -> m.sample.current()
-                            .map(f -> (double) f.stockLeft().getOrDefault(key, 0)).orElse(Double.NaN))
+            Gauge.builder("seckill.stock.left", this, m -> m.sample.gauge(f -> f.stockLeft().getOrDefault(key, 0)))
                     .description("Flash-sale stock left")
                     .tags(Tags.of("activity", Long.toString(key.get(0)), "product", Long.toString(key.get(1))))
                     .register(registry);

@@ -16,15 +16,22 @@ if ! command -v mvn >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1; then
 fi
 
 # the walk-through test runs scripts/demo.sh, which needs curl, jq and openssl; the web page's
-# browser test needs headless Chromium and its driver (command:package)
+# browser test needs headless Chromium and its driver; the operations test checks ops/'s rules and
+# dashboard with Prometheus and promtool (command:package)
 missing=""
-for tool in curl:curl jq:jq openssl:openssl chromium:chromium chromedriver:chromium-driver; do
-  command -v "${tool%%:*}" >/dev/null 2>&1 || missing="$missing ${tool#*:}"
+for tool in curl:curl jq:jq openssl:openssl chromium:chromium chromedriver:chromium-driver prometheus:prometheus promtool:prometheus; do
+  command -v "${tool%%:*}" >/dev/null 2>&1 || case " $missing " in *" ${tool#*:} "*) ;; *) missing="$missing ${tool#*:}" ;; esac
 done
 if [ -n "$missing" ]; then
   echo "[test] installing$missing"
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends$missing
+  case "$missing" in
+    *prometheus*)
+      # the package starts a Prometheus of its own on 9090: the test runs its own, on a free port
+      { $SUDO systemctl disable --now prometheus || $SUDO service prometheus stop; } >/dev/null 2>&1 || true
+      ;;
+  esac
 fi
 
 bash scripts/services.sh

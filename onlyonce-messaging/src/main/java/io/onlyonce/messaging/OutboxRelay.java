@@ -573,6 +573,41 @@ public final class OutboxRelay implements AutoCloseable {
     }
 
     /**
+     * What waits per destination (exchange and routing key): rows still to be sent and the age of
+     * the oldest, and FAILED rows; destinations with neither are absent. One statement, on the
+     * database server's clock, given at most {@code timeout} once it holds a connection: for
+     * metrics read in the background, not for every request. The waiting rows are read through the
+     * index the relay claims with; counting FAILED rows reads the table.
+     *
+     * @throws StoreUnavailableException when the database cannot be reached or does not answer in time
+     */
+    public List<OutboxBacklog> backlog(Duration timeout) {
+        int seconds = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toSeconds()));
+        return Jdbc.run(dataSource, false, "outbox backlog", session -> session.step(connection -> {
+            Map<List<String>, long[]> byDestination = new LinkedHashMap<>();
+            try (PreparedStatement select = connection.prepareStatement(sql.selectBacklog())) {
+                select.setQueryTimeout(seconds);
+                try (ResultSet result = select.executeQuery()) {
+                    while (result.next()) {
+                        long[] counts = byDestination.computeIfAbsent(List.of(result.getString(1), result.getString(2)),
+                                d -> new long[3]);
+                        if (result.getInt(3) == 0) {
+                            counts[0] = result.getLong(4);
+                            counts[1] = Math.max(0, result.getLong(5));
+                        } else {
+                            counts[2] = result.getLong(4);
+                        }
+                    }
+                }
+            }
+            List<OutboxBacklog> backlog = new ArrayList<>(byDestination.size());
+            byDestination.forEach((destination, counts) -> backlog.add(
+                    new OutboxBacklog(destination.get(0), destination.get(1), counts[0], counts[1], counts[2])));
+            return List.copyOf(backlog);
+        }));
+    }
+
+    /**
      * The FAILED messages, oldest first, at most {@code limit}: what an operator looks at before a
      * {@link #resubmit}. Scans the table.
      *

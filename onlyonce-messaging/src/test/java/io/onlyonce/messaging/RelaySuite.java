@@ -134,6 +134,44 @@ abstract class RelaySuite {
     }
 
     @Test
+    void theBacklogCountsWaitingAndFailedRowsPerDestinationAndAgesTheOldest() throws Exception {
+        String exchange = AbstractMessagingTest.uniqueId("backlog");
+        String first = AbstractMessagingTest.uniqueId("a");
+        String second = AbstractMessagingTest.uniqueId("b");
+        String doomed = AbstractMessagingTest.uniqueId("c");
+        t.recordCommitted(new OutboxMessage(first, exchange, "one", "{}", Map.of()));
+        Thread.sleep(50);
+        t.recordCommitted(new OutboxMessage(second, exchange, "one", "{}", Map.of()),
+                new OutboxMessage(doomed, exchange, "two", "{}", Map.of()));
+        long recordedAt = t.row(first).createdAtMs();
+        RecordingTransport transport = RecordingTransport.confirming();
+        transport.failWith(message -> new IllegalStateException("nack"));
+        OutboxRelay relay = new OutboxRelay(t.dataSource(), t.dialect(), transport, quick().maxAttempts(1).build());
+
+        long before = t.serverNow();
+        List<OutboxBacklog> waiting = relay.backlog(Duration.ofSeconds(5)).stream()
+                .filter(b -> b.exchange().equals(exchange)).toList();
+        long after = t.serverNow();
+        assertThat(waiting).extracting(OutboxBacklog::routingKey, OutboxBacklog::waiting, OutboxBacklog::failed)
+                .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple("one", 2L, 0L),
+                        org.assertj.core.groups.Tuple.tuple("two", 1L, 0L));
+        assertThat(waiting.stream().filter(b -> b.routingKey().equals("one")).findFirst().orElseThrow()
+                .oldestWaitingAgeMillis()).as("the age of the first row, on the server's clock")
+                .isBetween(before - recordedAt, after - recordedAt);
+
+        await().atMost(PATIENCE).until(() -> {
+            relay.pollOnce();
+            return t.row(first).status().equals("FAILED") && t.row(second).status().equals("FAILED")
+                    && t.row(doomed).status().equals("FAILED");
+        });
+        relay.resubmit(second);
+        assertThat(relay.backlog(Duration.ofSeconds(5)).stream().filter(b -> b.exchange().equals(exchange)).toList())
+                .extracting(OutboxBacklog::routingKey, OutboxBacklog::waiting, OutboxBacklog::failed)
+                .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple("one", 1L, 1L),
+                        org.assertj.core.groups.Tuple.tuple("two", 0L, 1L));
+    }
+
+    @Test
     void anUnroutableMessageIsAFailedAttemptNotASuccess() throws Exception {
         String id = AbstractMessagingTest.uniqueId("paid");
         t.recordCommitted(AbstractMessagingTest.message(id));

@@ -91,7 +91,7 @@ public final class IdempotentKafkaConsumer implements AutoCloseable {
         this.threads = builder.threads;
         this.clock = builder.clock;
         this.settings = new ConsumerWorker.Settings(topic, TopicPattern.of(builder.messageTypes), consumer,
-                builder.maxDeliveries, builder.retryDelay);
+                builder.maxDeliveries, builder.retryDelay, builder.onOwnDeadLetter);
         Map<String, Object> config = new HashMap<>(builder.consumerConfig);
         config.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
         config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
@@ -246,6 +246,7 @@ public final class IdempotentKafkaConsumer implements AutoCloseable {
         private Duration retryDelay = DEFAULT_RETRY_DELAY;
         private int threads = 1;
         private Clock clock = Clock.systemUTC();
+        private java.util.function.Consumer<String> onOwnDeadLetter = reason -> { };
 
         private Builder(MessageConsumer consumer, Map<String, Object> consumerConfig, Map<String, Object> producerConfig) {
             this.consumer = Objects.requireNonNull(consumer, "consumer");
@@ -340,6 +341,21 @@ public final class IdempotentKafkaConsumer implements AutoCloseable {
                 throw new IllegalArgumentException("threads must be at least 1, was " + threads);
             }
             this.threads = threads;
+            return this;
+        }
+
+        /**
+         * Told, with the reason, of each record this consumer dead-letters without its
+         * {@link MessageConsumer} having answered DEAD_LETTER: a payload that is not UTF-8, a record
+         * still to be retried on its last delivery ({@link #maxDeliveries}). What the consumer
+         * dead-letters it counts itself. Called on the polling thread once the dead letter is
+         * acknowledged; must not throw.
+         *
+         * @param listener the listener
+         * @return this builder
+         */
+        public Builder onOwnDeadLetter(java.util.function.Consumer<String> listener) {
+            this.onOwnDeadLetter = Objects.requireNonNull(listener, "listener");
             return this;
         }
 

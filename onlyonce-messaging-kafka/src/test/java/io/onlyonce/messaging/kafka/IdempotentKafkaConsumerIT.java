@@ -55,11 +55,14 @@ class IdempotentKafkaConsumerIT {
         consumers.forEach(IdempotentKafkaConsumer::close);
     }
 
+    /** The reasons of the dead letters the consumers decided themselves ({@code onOwnDeadLetter}). */
+    private final List<String> ownDeadLetters = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     private IdempotentKafkaConsumer start(MessageConsumer consumer, String topic, int threads, String types) {
         IdempotentKafkaConsumer kafkaConsumer = IdempotentKafkaConsumer.builder(consumer, kafka.consumerConfig(),
                         kafka.producerConfig())
                 .topic(topic).groupId(consumer.name()).threads(threads).messageTypes(types)
-                .maxDeliveries(3).retryDelay(Duration.ofMillis(200)).build();
+                .maxDeliveries(3).retryDelay(Duration.ofMillis(200)).onOwnDeadLetter(ownDeadLetters::add).build();
         consumers.add(kafkaConsumer);
         kafkaConsumer.start();
         return kafkaConsumer;
@@ -136,6 +139,8 @@ class IdempotentKafkaConsumerIT {
         assertThat(header(first, KafkaDeadLetterHeaders.DEAD_AT)).endsWith("Z");
         assertThat(header(first, "message-type")).isEqualTo("order.paid");
         assertThat(header(dead.get(2), "X-Request-ID")).isEqualTo("r-" + name + "-2");
+        assertThat(ownDeadLetters).as("the consumer dead-lettered the others itself, and counts them")
+                .containsExactly("payload is not UTF-8");
     }
 
     @Test
@@ -194,6 +199,7 @@ class IdempotentKafkaConsumerIT {
                     .isEqualTo("retries exhausted after 3 deliveries: still busy");
             assertThat(header(record, KafkaDeadLetterHeaders.DELIVERIES)).isEqualTo("3");
         });
+        assertThat(ownDeadLetters).containsExactly("retries exhausted after 3 deliveries: still busy");
     }
 
     /** A consumer that takes at least 2 ms a message, so that a stream outlasts a rebalance. */

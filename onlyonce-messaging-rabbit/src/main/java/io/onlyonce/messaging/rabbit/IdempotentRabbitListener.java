@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.springframework.amqp.core.AcknowledgeMode;
 import org.springframework.amqp.core.Message;
@@ -92,6 +93,7 @@ public final class IdempotentRabbitListener implements ChannelAwareMessageListen
     private final Duration requeueDelay;
     private final Duration deadLetterFailureDelay;
     private final Clock clock;
+    private final Consumer<String> onOwnDeadLetter;
 
     private final ConcurrentHashMap<String, Integer> requeues = new ConcurrentHashMap<>();
     private final LongAdder processed = new LongAdder();
@@ -111,6 +113,7 @@ public final class IdempotentRabbitListener implements ChannelAwareMessageListen
         this.requeueDelay = builder.requeueDelay;
         this.deadLetterFailureDelay = builder.deadLetterFailureDelay;
         this.clock = builder.clock;
+        this.onOwnDeadLetter = builder.onOwnDeadLetter;
     }
 
     /**
@@ -132,16 +135,16 @@ public final class IdempotentRabbitListener implements ChannelAwareMessageListen
         long tag = properties.getDeliveryTag();
         String id = properties.getMessageId();
         if (id == null || id.isEmpty()) {
-            deadLetter(message, channel, "missing message id", 1);
+            deadLetter(message, channel, "missing message id", 1, true);
             return;
         }
         if (!IdempotencyKey.isValidName(id)) {
-            deadLetter(message, channel, "malformed message id (not 1 to 255 visible ASCII characters)", 1);
+            deadLetter(message, channel, "malformed message id (not 1 to 255 visible ASCII characters)", 1, true);
             return;
         }
         String payload = utf8(message.getBody());
         if (payload == null) {
-            deadLetter(message, channel, "payload is not UTF-8", 1);
+            deadLetter(message, channel, "payload is not UTF-8", 1, true);
             return;
         }
         InboundMessage inbound = new InboundMessage(id, nonNull(properties.getReceivedExchange()),
@@ -170,7 +173,7 @@ public final class IdempotentRabbitListener implements ChannelAwareMessageListen
                 if (delivery >= maxDeliveries) {
                     requeues.remove(id);
                     deadLetter(message, channel, "retries exhausted after " + delivery + " deliveries: "
-                            + ((Delivery.Retry) result).reason(), delivery);
+                            + ((Delivery.Retry) result).reason(), delivery, true);
                 } else {
                     if (requeues.size() >= MAX_TRACKED) {
                         requeues.clear();
@@ -184,7 +187,7 @@ public final class IdempotentRabbitListener implements ChannelAwareMessageListen
             case DEAD_LETTER -> {
                 int delivery = deliveryNumber(id, properties);
                 requeues.remove(id);
-                deadLetter(message, channel, ((Delivery.DeadLetter) result).reason(), delivery);
+                deadLetter(message, channel, ((Delivery.DeadLetter) result).reason(), delivery, false);
             }
         }
     }
@@ -206,7 +209,12 @@ public final class IdempotentRabbitListener implements ChannelAwareMessageListen
         return delivery;
     }
 
-    private void deadLetter(Message message, Channel channel, String reason, int delivery) throws Exception {
+    /**
+     * Publishes the dead letter, then acks the original.
+     *
+     * @param own whether this listener decided it (the consumer did not answer DEAD_LETTER)
+     */
+    private void deadLetter(Message message, Channel channel, String reason, int delivery, boolean own) throws Exception {
         MessageProperties properties = message.getMessageProperties();
         long tag = properties.getDeliveryTag();
         String id = properties.getMessageId();
@@ -227,6 +235,13 @@ public final class IdempotentRabbitListener implements ChannelAwareMessageListen
         }
         channel.basicAck(tag, false);
         deadLettered.increment();
+        if (own) {
+            try {
+                onOwnDeadLetter.accept(reason);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "consumer " + consumer + ": a dead-letter listener failed: " + e);
+            }
+        }
         LOG.log(System.Logger.Level.WARNING, "consumer " + consumer + ": dead-lettered message " + id + " to "
                 + deadLetterExchange + ": " + reason);
     }
@@ -382,6 +397,7 @@ public final class IdempotentRabbitListener implements ChannelAwareMessageListen
         private Duration deadLetterConfirmTimeout = Duration.ofSeconds(10);
         private Duration deadLetterFailureDelay = Duration.ofSeconds(5);
         private Clock clock = Clock.systemUTC();
+        private Consumer<String> onOwnDeadLetter = reason -> { };
 
         private Builder(MessageConsumer consumer, RabbitTemplate template) {
             this.consumer = Objects.requireNonNull(consumer, "consumer");
@@ -438,6 +454,17 @@ public final class IdempotentRabbitListener implements ChannelAwareMessageListen
         /** The clock of the {@link DeadLetterHeaders#DEAD_AT} header (default UTC system clock). */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * Told, with the reason, of each message this listener dead-letters without its consumer having
+         * answered DEAD_LETTER: one without a valid message id, one whose payload is not UTF-8, one still
+         * to be retried on its last delivery ({@link #maxDeliveries}). What the consumer dead-letters it
+         * counts itself. Called on the consumer thread once the dead letter is confirmed; must not throw.
+         */
+        public Builder onOwnDeadLetter(Consumer<String> listener) {
+            this.onOwnDeadLetter = Objects.requireNonNull(listener, "listener");
             return this;
         }
 

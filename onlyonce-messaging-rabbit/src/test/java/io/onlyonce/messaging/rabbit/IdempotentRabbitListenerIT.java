@@ -152,8 +152,9 @@ class IdempotentRabbitListenerIT {
     @Test
     void whileTheDatabaseIsDownAMessageIsRequeuedABoundedNumberOfTimesThenDeadLettered() throws Exception {
         topology.declare(admin);
+        List<String> own = new java.util.concurrent.CopyOnWriteArrayList<>();
         IdempotentRabbitListener listener = start(listener("billing", InboxDatabase.writeEffect("billing"))
-                .maxDeliveries(3));
+                .maxDeliveries(3).onOwnDeadLetter(own::add));
         database.down.set(true);
 
         publish("down-1");
@@ -166,6 +167,9 @@ class IdempotentRabbitListenerIT {
         assertThat((String) header(dead, DeadLetterHeaders.REASON))
                 .startsWith("retries exhausted after 3 deliveries:").contains("database");
         assertThat(((Number) header(dead, DeadLetterHeaders.DELIVERIES)).intValue()).isEqualTo(3);
+        ScratchVhost.await("told", Duration.ofSeconds(10), () -> own.size() == 1);
+        assertThat(own).as("the listener's own decision, told").singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+                .startsWith("retries exhausted after 3 deliveries:");
     }
 
     @Test
@@ -194,9 +198,10 @@ class IdempotentRabbitListenerIT {
     @Test
     void aPermanentFailureIsDeadLetteredAtOnce() throws Exception {
         topology.declare(admin);
+        List<String> own = new java.util.concurrent.CopyOnWriteArrayList<>();
         IdempotentRabbitListener listener = start(listener("billing", (message, connection) -> {
             throw new PermanentMessageFailure("order o-9 does not exist");
-        }));
+        }).onOwnDeadLetter(own::add));
 
         publish("o-9");
 
@@ -207,12 +212,16 @@ class IdempotentRabbitListenerIT {
         Message dead = reader.receive(topology.deadLetterQueue(), 5_000);
         assertThat(header(dead, DeadLetterHeaders.REASON)).isEqualTo("order o-9 does not exist");
         assertThat(((Number) header(dead, DeadLetterHeaders.DELIVERIES)).intValue()).isEqualTo(1);
+        ScratchVhost.await("counted", Duration.ofSeconds(10), () -> listener.deadLettered() == 1);
+        assertThat(own).as("the consumer decided it and counts it itself").isEmpty();
     }
 
     @Test
     void messagesWithoutAValidIdOrUtf8BodyAreDeadLetteredAndNeverProcessed() throws Exception {
         topology.declare(admin);
-        IdempotentRabbitListener listener = start(listener("billing", InboxDatabase.writeEffect("billing")));
+        List<String> own = new java.util.concurrent.CopyOnWriteArrayList<>();
+        IdempotentRabbitListener listener = start(listener("billing", InboxDatabase.writeEffect("billing"))
+                .onOwnDeadLetter(own::add));
 
         reader.send(topology.exchange(), "order.paid", new Message("{}".getBytes(StandardCharsets.UTF_8), new MessageProperties()));
         MessageProperties malformed = new MessageProperties();
@@ -233,6 +242,8 @@ class IdempotentRabbitListenerIT {
         }
         assertThat(reasons).containsExactlyInAnyOrder("missing message id",
                 "malformed message id (not 1 to 255 visible ASCII characters)", "payload is not UTF-8");
+        ScratchVhost.await("told", Duration.ofSeconds(10), () -> own.size() == 3);
+        assertThat(own).containsExactlyInAnyOrderElementsOf(reasons);
         assertThat(depth(topology.queue())).isZero();
     }
 

@@ -138,6 +138,19 @@ public final class OutboxSql {
         return "SELECT status, COUNT(*) FROM " + TABLE + " GROUP BY status";
     }
 
+    /**
+     * Per destination: the rows waiting to be sent (PREPARED and SENDING: those with a
+     * {@code next_attempt_at_ms}, read through the due index) with the age of the oldest in ms, marked
+     * 0 in the third column; then the FAILED rows, marked 1, whose count reads the table.
+     * Columns: exchange, routing key, kind, count, age.
+     */
+    public String selectBacklog() {
+        return "SELECT exchange, routing_key, 0, COUNT(*), " + now + " - MIN(created_at_ms) FROM " + TABLE
+                + " WHERE next_attempt_at_ms IS NOT NULL GROUP BY exchange, routing_key"
+                + " UNION ALL SELECT exchange, routing_key, 1, COUNT(*), 0 FROM " + TABLE
+                + " WHERE status = 'FAILED' GROUP BY exchange, routing_key";
+    }
+
     /** The FAILED rows, oldest first, at most {@code ?}. */
     public String selectFailed() {
         String failed = "SELECT id, exchange, routing_key, status, attempts, last_error, created_at_ms FROM " + TABLE

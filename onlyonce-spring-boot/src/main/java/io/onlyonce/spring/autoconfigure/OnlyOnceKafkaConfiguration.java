@@ -7,6 +7,7 @@ import io.onlyonce.messaging.kafka.KafkaMessageTransport;
 import io.onlyonce.messaging.kafka.KafkaTopics;
 import io.onlyonce.spring.messaging.ConsumerDefinition;
 import io.onlyonce.spring.messaging.MessageConsumers;
+import io.onlyonce.spring.messaging.MessageLayerCounting;
 import io.onlyonce.spring.OnlyOnceConfigurationException;
 import io.onlyonce.spring.messaging.kafka.DeadLetterSerializer;
 import io.onlyonce.spring.messaging.kafka.InboxAfterRollbackProcessor;
@@ -328,7 +329,8 @@ class OnlyOnceKafkaConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "onlyOnceKafkaConsumers")
         SmartLifecycle onlyOnceKafkaConsumers(MessageConsumers consumers, ObjectProvider<ConsumerDefinition> definitions,
-                KafkaProperties kafka, ObjectProvider<KafkaConnectionDetails> details, OnlyOnceProperties properties) {
+                KafkaProperties kafka, ObjectProvider<KafkaConnectionDetails> details, OnlyOnceProperties properties,
+                OnlyOnceStatistics statistics) {
             List<ConsumerDefinition> all = definitions.orderedStream().toList();
             OnlyOnceProperties.Kafka settings = properties.messaging().kafka();
             KafkaConnectionDetails connection = details.getIfAvailable();
@@ -349,6 +351,9 @@ class OnlyOnceKafkaConfiguration {
                             .maxDeliveries(settings.maxDeliveries())
                             .retryDelay(settings.retryDelay())
                             .threads(properties.messaging().consumer().workers())
+                            // what the consumer dead-letters itself (its MessageConsumer counts its own)
+                            .onOwnDeadLetter(reason -> statistics.record(MessageLayerCounting.LAYER, "dead_lettered",
+                                    "consumer " + definition.name()))
                             .build());
                 }
             }

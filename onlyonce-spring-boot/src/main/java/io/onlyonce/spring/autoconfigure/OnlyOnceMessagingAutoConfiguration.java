@@ -44,6 +44,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.SmartLifecycle;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.onlyonce.spring.metrics.OutboxMeters;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
@@ -163,6 +166,24 @@ public class OnlyOnceMessagingAutoConfiguration {
         return new MessageConsumers(consumers);
     }
 
+    /** The outbox's backlog as gauges ({@link OutboxMeters}), with Micrometer. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterRegistry.class)
+    @ConditionalOnBean(MeterRegistry.class)
+    static class OutboxMetersConfiguration {
+
+        @Bean(destroyMethod = "close")
+        @ConditionalOnMissingBean
+        OutboxMeters onlyOnceOutboxMeters(OutboxRelay relay, MeterRegistry registry, OnlyOnceProperties properties,
+                ObjectProvider<ConsumerDefinition> definitions) {
+            // the destinations this application consumes have their gauges from the start
+            List<List<String>> known = definitions.orderedStream()
+                    .filter(d -> !d.routingKey().contains("*") && !d.routingKey().contains("#"))
+                    .map(d -> List.of(d.exchange(), d.routingKey())).distinct().toList();
+            return OutboxMeters.bind(relay, registry, properties.messaging().metricsInterval(), known);
+        }
+    }
+
     /**
      * Starts the relay after the consumers are bound, stops it first; purges sent outbox rows and
      * inbox rows older than {@code onlyonce.messaging.purge-after} every ten minutes.
@@ -273,7 +294,8 @@ public class OnlyOnceMessagingAutoConfiguration {
         @ConditionalOnMissingBean(name = "onlyOnceRabbitConsumers")
         SmartLifecycle onlyOnceRabbitConsumers(MessageConsumers consumers,
                 ObjectProvider<ConsumerDefinition> definitions, RabbitTemplate rabbitTemplate,
-                ConnectionFactory connectionFactory, AmqpAdmin amqpAdmin, OnlyOnceProperties properties) {
+                ConnectionFactory connectionFactory, AmqpAdmin amqpAdmin, OnlyOnceProperties properties,
+                OnlyOnceStatistics statistics) {
             OnlyOnceProperties.Rabbit settings = properties.messaging().rabbit();
             List<SimpleMessageListenerContainer> containers = new ArrayList<>();
             for (ConsumerDefinition definition : definitions.orderedStream().toList()) {
@@ -284,10 +306,13 @@ public class OnlyOnceMessagingAutoConfiguration {
                 }
                 topology.declare(amqpAdmin);
                 MessageConsumer consumer = consumers.named(definition.name());
+                String endpoint = "consumer " + definition.name();
                 IdempotentRabbitListener listener = IdempotentRabbitListener.builder(consumer, rabbitTemplate)
                         .topology(topology)
                         .maxDeliveries(settings.maxDeliveries())
                         .requeueDelay(settings.requeueDelay())
+                        // what the listener dead-letters itself (the consumer counts its own)
+                        .onOwnDeadLetter(reason -> statistics.record(MessageLayerCounting.LAYER, "dead_lettered", endpoint))
                         .build();
                 SimpleMessageListenerContainer container = listener.newContainer(connectionFactory, definition.name());
                 container.setConcurrentConsumers(properties.messaging().consumer().workers());

@@ -1,7 +1,11 @@
 package io.onlyonce.spring.autoconfigure;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.onlyonce.spring.metrics.CircuitBreakerMeters;
 import io.onlyonce.spring.metrics.MicrometerOutcomeRecorder;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -11,7 +15,9 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * Micrometer binding: {@code onlyonce.requests} (layer, outcome, endpoint),
- * {@code onlyonce.store.calls} and {@code onlyonce.store.errors} (operation).
+ * {@code onlyonce.store.calls} and {@code onlyonce.store.errors} (operation), and
+ * {@code onlyonce.store.circuit.state} (breaker). The outbox's gauges are bound with the message
+ * layer ({@link OnlyOnceMessagingAutoConfiguration}).
  */
 @AutoConfiguration(
         before = OnlyOnceAutoConfiguration.class,
@@ -31,5 +37,13 @@ public class OnlyOnceMetricsAutoConfiguration {
     @ConditionalOnMissingBean
     MicrometerOutcomeRecorder onlyOnceMicrometerRecorder(MeterRegistry registry) {
         return new MicrometerOutcomeRecorder(registry);
+    }
+
+    /** The store breakers' states ({@link CircuitBreakerMeters}), once every bean exists. */
+    @Bean
+    @ConditionalOnMissingBean(name = "onlyOnceCircuitBreakerMeters")
+    SmartInitializingSingleton onlyOnceCircuitBreakerMeters(ObjectProvider<CircuitBreakerRegistry> breakers,
+            MeterRegistry registry) {
+        return () -> breakers.ifAvailable(b -> CircuitBreakerMeters.bind(b, registry));
     }
 }

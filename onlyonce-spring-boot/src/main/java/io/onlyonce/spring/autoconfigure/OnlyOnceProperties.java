@@ -249,6 +249,8 @@ public record OnlyOnceProperties(
      *     Keep inbox rows longer than a message can be redelivered.
      * @param rabbit Settings of the RabbitMQ transport.
      * @param kafka Settings of the Kafka transport and of the Kafka listener container factories.
+     * @param metricsInterval How often the outbox's backlog is read for its gauges (in the
+     *     background: a scrape never waits for the database); one read also has at most this long.
      */
     public record Messaging(
             @DefaultValue("true") boolean enabled,
@@ -258,7 +260,8 @@ public record OnlyOnceProperties(
             @DefaultValue Consumer consumer,
             @DefaultValue("7d") Duration purgeAfter,
             @DefaultValue Rabbit rabbit,
-            @DefaultValue Kafka kafka) {
+            @DefaultValue Kafka kafka,
+            @DefaultValue("15s") Duration metricsInterval) {
     }
 
     /** The transports of the message layer. */

@@ -22,7 +22,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * The message layer's auto-configuration on the real RabbitMQ at 127.0.0.1:5672: the transport
  * publishes on confirms, the consumer's queue, binding and dead-letter queue are declared, and a
- * message recorded twice, in two transactions, takes effect once. Names are unique per run and the
+ * message recorded twice, in two transactions, takes effect once; one without an id is dead-lettered
+ * and counted. Names are unique per run and the
  * queues are deleted afterwards.
  */
 class RabbitMessagingIT {
@@ -71,6 +72,15 @@ class RabbitMessagingIT {
                         RabbitAdmin admin = context.getBean(RabbitAdmin.class);
                         assertThat(admin.getQueueInfo(queue)).isNotNull();
                         assertThat(admin.getQueueInfo(queue + ".dlq")).as("its dead-letter queue").isNotNull();
+
+                        // a message without an id, dead-lettered by the listener itself, is counted as well
+                        context.getBean(org.springframework.amqp.rabbit.core.RabbitTemplate.class).send(exchange, "order.paid",
+                                new org.springframework.amqp.core.Message("{}".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+                        await().atMost(Duration.ofSeconds(30)).until(() -> context.getBean(OnlyOnceStatistics.class)
+                                .count("message", "dead_lettered") == 1);
+                        assertThat(context.getBean(OnlyOnceStatistics.class).byEndpoint())
+                                .containsKey("consumer " + queue);
+                        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM ledger", Long.class)).isEqualTo(1);
                     } finally {
                         RabbitAdmin admin = context.getBean(RabbitAdmin.class);
                         admin.deleteQueue(queue);

@@ -2,6 +2,7 @@ package io.onlyonce.example.seckill;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -41,12 +42,17 @@ public record SeckillProperties(
      * @param issuer the {@code iss} claim issued and required
      * @param passwordLessLogin whether {@code POST /api/login} issues tokens for any user name without a
      *     password; by default only in demo mode. For test environments only (a warning is logged).
+     * @param operators user names whose access tokens carry the scope {@code ops}
+     *     ({@link io.onlyonce.example.seckill.auth.AccessTokens#OPERATOR_SCOPE}): they see the
+     *     components of {@code /actuator/health}; everyone else sees its status only
      */
     public record Auth(String jwtSecret, @DefaultValue("2h") Duration tokenTtl,
-            @DefaultValue("onlyonce-seckill") String issuer, @Nullable Boolean passwordLessLogin) {
+            @DefaultValue("onlyonce-seckill") String issuer, @Nullable Boolean passwordLessLogin,
+            @DefaultValue List<String> operators) {
 
         public Auth {
             requireSecret("seckill.auth.jwt-secret", jwtSecret);
+            operators = operators == null ? List.of() : List.copyOf(operators);
         }
     }
 

@@ -46,15 +46,21 @@ public final class ConsumerWorker implements Runnable {
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
     private static final int MAX_TRACKED = 100_000;
 
-    /** The settings every thread of a consumer shares. */
+    /**
+     * The settings every thread of a consumer shares.
+     *
+     * @param onOwnDeadLetter told, with the reason, of each record dead-lettered without the consumer
+     *     having answered DEAD_LETTER
+     */
     public record Settings(String topic, TopicPattern messageTypes, MessageConsumer consumer, int maxDeliveries,
-            Duration retryDelay) {
+            Duration retryDelay, java.util.function.Consumer<String> onOwnDeadLetter) {
         /** Checks the settings. */
         public Settings {
             Objects.requireNonNull(topic, "topic");
             Objects.requireNonNull(messageTypes, "messageTypes");
             Objects.requireNonNull(consumer, "consumer");
             Objects.requireNonNull(retryDelay, "retryDelay");
+            Objects.requireNonNull(onOwnDeadLetter, "onOwnDeadLetter");
         }
     }
 
@@ -174,7 +180,7 @@ public final class ConsumerWorker implements Runnable {
         String id = idHeader == null || idHeader.isEmpty() ? null : idHeader;
         String payload = record.value() == null ? "" : strictUtf8(record.value());
         if (payload == null) {
-            return deadLetter(record, "payload is not UTF-8", delivery);
+            return deadLetter(record, "payload is not UTF-8", delivery, true);
         }
         Map<String, String> headers = new LinkedHashMap<>();
         for (Header header : record.headers()) {
@@ -202,17 +208,18 @@ public final class ConsumerWorker implements Runnable {
             case RETRY -> {
                 if (delivery >= settings.maxDeliveries()) {
                     return deadLetter(record, "retries exhausted after " + delivery + " deliveries: "
-                            + ((Delivery.Retry) result).reason(), delivery);
+                            + ((Delivery.Retry) result).reason(), delivery, true);
                 }
                 return Outcome.RETRY;
             }
             default -> {
-                return deadLetter(record, ((Delivery.DeadLetter) result).reason(), delivery);
+                return deadLetter(record, ((Delivery.DeadLetter) result).reason(), delivery, false);
             }
         }
     }
 
-    private Outcome deadLetter(ConsumerRecord<String, byte[]> record, String reason, int delivery)
+    /** Dead-letters the record; {@code own}: the consumer did not answer DEAD_LETTER. */
+    private Outcome deadLetter(ConsumerRecord<String, byte[]> record, String reason, int delivery, boolean own)
             throws InterruptedException {
         try {
             deadLetters.publish(record, reason, delivery);
@@ -223,6 +230,14 @@ public final class ConsumerWorker implements Runnable {
             return Outcome.RETRY;
         }
         counters.deadLettered.increment();
+        if (own) {
+            try {
+                settings.onOwnDeadLetter().accept(reason);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "consumer " + settings.consumer().name()
+                        + ": a dead-letter listener failed: " + e);
+            }
+        }
         LOG.log(System.Logger.Level.WARNING, "consumer " + settings.consumer().name() + ": dead-lettered "
                 + record.topic() + "-" + record.partition() + "@" + record.offset() + " to " + deadLetters.topic() + ": "
                 + reason);

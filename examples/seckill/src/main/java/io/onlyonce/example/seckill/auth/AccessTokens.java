@@ -10,9 +10,18 @@ import org.springframework.security.oauth2.jwt.JwtEncoder;
 import org.springframework.security.oauth2.jwt.JwtEncoderParameters;
 import org.springframework.stereotype.Component;
 
-/** Issues the demo access tokens: HS256 JWTs with {@code sub} = user name and {@code uid} = user id. */
+/**
+ * Issues the demo access tokens: HS256 JWTs with {@code sub} = user name and {@code uid} = user id,
+ * and {@code scope} = {@value #OPERATOR_SCOPE} for the operators ({@code seckill.auth.operators}).
+ */
 @Component
 public class AccessTokens {
+
+    /**
+     * The scope of an operator's token ({@code seckill.auth.operators}): Spring Security reads it as
+     * the authority {@code SCOPE_ops}, the role {@code management.endpoint.health.roles} names.
+     */
+    public static final String OPERATOR_SCOPE = "ops";
 
     private final JwtEncoder encoder;
     private final SeckillProperties.Auth settings;
@@ -36,13 +45,16 @@ public class AccessTokens {
     public AccessToken issue(long userId, String username) {
         Instant now = clock.instant();
         Instant expiresAt = now.plus(settings.tokenTtl());
-        JwtClaimsSet claims = JwtClaimsSet.builder()
+        JwtClaimsSet.Builder builder = JwtClaimsSet.builder()
                 .issuer(settings.issuer())
                 .subject(username)
                 .claim(CurrentUser.USER_ID_CLAIM, userId)
                 .issuedAt(now)
-                .expiresAt(expiresAt)
-                .build();
+                .expiresAt(expiresAt);
+        if (settings.operators().contains(username)) {
+            builder.claim("scope", OPERATOR_SCOPE);
+        }
+        JwtClaimsSet claims = builder.build();
         JwsHeader header = JwsHeader.with(MacAlgorithm.HS256).build();
         return new AccessToken(encoder.encode(JwtEncoderParameters.from(header, claims)).getTokenValue(), expiresAt);
     }

@@ -1,6 +1,7 @@
 package io.onlyonce.example.seckill.auth;
 
 import jakarta.servlet.http.HttpServletRequest;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpHeaders;
 import org.springframework.security.oauth2.core.OAuth2AuthenticationException;
@@ -17,22 +18,32 @@ import org.springframework.security.web.util.matcher.RequestMatcher;
  * {@code GET /api/ping}'s CPU (docs/benchmarks.md); {@code BearerTokensTest} compares both.
  *
  * <p>On the endpoints open without login ({@code open}: the login, the payment callback, the API
- * documents, health) no token is read at all, so a client's stale or foreign token does not turn
- * them into 401.
+ * documents, health) no token is read, so a client's stale or foreign token does not turn them into
+ * 401; except on those where a token may show more ({@code optional}: health, whose components an
+ * operator sees), where a token is read if it is {@code accepted} and ignored otherwise.
  */
 final class BearerTokens implements BearerTokenResolver {
 
     private static final String SCHEME = "bearer";
 
     private final RequestMatcher open;
+    private final RequestMatcher optional;
+    private final Predicate<String> accepted;
 
     BearerTokens(RequestMatcher open) {
+        this(open, request -> false, token -> false);
+    }
+
+    BearerTokens(RequestMatcher open, RequestMatcher optional, Predicate<String> accepted) {
         this.open = open;
+        this.optional = optional;
+        this.accepted = accepted;
     }
 
     @Override
     public @Nullable String resolve(HttpServletRequest request) {
-        if (open.matches(request)) {
+        boolean mayRead = optional.matches(request);
+        if (!mayRead && open.matches(request)) {
             return null;
         }
         String header = request.getHeader(HttpHeaders.AUTHORIZATION);
@@ -40,9 +51,13 @@ final class BearerTokens implements BearerTokenResolver {
             return null;
         }
         if (!wellFormed(header)) {
+            if (mayRead) {
+                return null;
+            }
             throw new OAuth2AuthenticationException(BearerTokenErrors.invalidToken("Bearer token is malformed"));
         }
-        return header.substring(SCHEME.length() + 1);
+        String token = header.substring(SCHEME.length() + 1);
+        return !mayRead || accepted.test(token) ? token : null;
     }
 
     /** {@code Bearer <token68>}: one space, then at least one token character, then only '='. */

@@ -24,6 +24,7 @@ import org.springframework.security.oauth2.jwt.Jwt;
 import org.springframework.security.oauth2.jwt.JwtClaimNames;
 import org.springframework.security.oauth2.jwt.JwtDecoder;
 import org.springframework.security.oauth2.jwt.JwtEncoder;
+import org.springframework.security.oauth2.jwt.JwtException;
 import org.springframework.security.oauth2.jwt.JwtIssuerValidator;
 import org.springframework.security.oauth2.jwt.JwtTimestampValidator;
 import org.springframework.security.oauth2.jwt.MappedJwtClaimSetConverter;
@@ -45,7 +46,9 @@ import org.springframework.security.web.util.matcher.RequestMatcher;
  * Every {@code /api} call needs a valid access token (Spring Security's OAuth2 resource server,
  * HS256 with {@code seckill.auth.jwt-secret}; {@code exp}, {@code sub} and a {@code uid} of an
  * existing user required), except the demo login and the payment platform's callback (which
- * carries its own HMAC signature). The OpenAPI document, Swagger UI and the web page are open. 401 and 403 are
+ * carries its own HMAC signature). The OpenAPI document, Swagger UI, the web page, health and the
+ * Prometheus scrape are open; health shows its components only to an operator's valid token (any
+ * other token sent there is ignored). 401 and 403 are
  * problems like every other error, and so is a request the firewall refuses.
  */
 @Configuration(proxyBeanMethods = false)
@@ -120,7 +123,8 @@ class SecurityConfiguration {
     }
 
     @Bean
-    SecurityFilterChain securityFilterChain(HttpSecurity http, ProblemWriter problems) throws Exception {
+    SecurityFilterChain securityFilterChain(HttpSecurity http, ProblemWriter problems, JwtDecoder jwtDecoder)
+            throws Exception {
         AuthenticationEntryPoint unauthorized = (request, response, failure) -> {
             // RFC 6750: no token is a bare challenge; a token that was refused is invalid_token, with
             // whether it expired and nothing of the decoder's own words
@@ -170,7 +174,15 @@ class SecurityConfiguration {
                         .requestMatchers(open).permitAll()
                         .anyRequest().authenticated())
                 .oauth2ResourceServer(server -> server
-                        .bearerTokenResolver(new BearerTokens(open))
+                        // health reads a valid token, if one is sent, to show an operator its components
+                        .bearerTokenResolver(new BearerTokens(open, EndpointRequest.to("health"), token -> {
+                            try {
+                                jwtDecoder.decode(token);
+                                return true;
+                            } catch (JwtException refused) {
+                                return false;
+                            }
+                        }))
                         .jwt(jwt -> { })
                         .authenticationEntryPoint(unauthorized)
                         .accessDeniedHandler(forbidden))

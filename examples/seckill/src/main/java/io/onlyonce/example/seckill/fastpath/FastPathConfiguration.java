@@ -60,6 +60,12 @@ public class FastPathConfiguration {
         return new StockReconciler(stock, repository, clock, registry);
     }
 
+    @Bean(destroyMethod = "close")
+    QueueMeters queueMeters(RedisStock stock, ReservationRepository repository, Clock clock, MeterRegistry registry,
+            SeckillProperties properties) {
+        return new QueueMeters(stock, repository, clock, registry, properties.fastPath().reconcileInterval());
+    }
+
     @Bean
     ReservationConsumers reservationConsumers(RedisStock stock, ReservationWriter writer, StockReconciler reconciler,
             ReservationRepository repository, SeckillProperties properties, Clock clock, MeterRegistry registry) {

@@ -32,6 +32,7 @@ public class RedisStock {
     private static final RedisScript<Long> GIVE_BACK = script("give-back", Long.class);
     private static final RedisScript<Long> REBUILD = script("rebuild", Long.class);
     private static final RedisScript<Long> RECONCILE = script("reconcile", Long.class);
+    private static final RedisScript<List> QUEUE = script("queue", List.class);
 
     private final StringRedisTemplate redis;
     private final String prefix;
@@ -165,6 +166,23 @@ public class RedisStock {
     public long queued(long activityId) {
         Long length = redis.opsForStream().size(keys(activityId).queue());
         return length == null ? 0 : length;
+    }
+
+    /**
+     * The state of a sale's queue, in one read-only script.
+     *
+     * @param length reservations queued or being written
+     * @param pending of those, the ones a consumer has taken and not settled yet
+     * @param oldestAgeMillis how long the oldest has been in the queue, on the Redis server's clock; 0 when empty
+     */
+    public record QueueState(long length, long pending, long oldestAgeMillis) {
+    }
+
+    /** The state of the sale's queue. */
+    public QueueState queueState(long activityId) {
+        List<?> state = redis.execute(QUEUE, List.of(keys(activityId).queue()), GROUP);
+        return new QueueState(((Number) state.get(0)).longValue(), ((Number) state.get(1)).longValue(),
+                ((Number) state.get(2)).longValue());
     }
 
     /** Units left per product, as Redis has them. */

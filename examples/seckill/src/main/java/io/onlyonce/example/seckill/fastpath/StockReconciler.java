@@ -1,8 +1,12 @@
 package io.onlyonce.example.seckill.fastpath;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,13 +31,20 @@ public class StockReconciler {
     private final RedisStock stock;
     private final ReservationRepository repository;
     private final Clock clock;
+    private final MeterRegistry registry;
     private final Counter loads;
     private final Counter corrected;
+    private final Map<Long, Drift> drifts = new ConcurrentHashMap<>();
+
+    /** The last drift found in one sale, and the corrections made there. */
+    private record Drift(AtomicLong units, Counter corrections) {
+    }
 
     public StockReconciler(RedisStock stock, ReservationRepository repository, Clock clock, MeterRegistry registry) {
         this.stock = stock;
         this.repository = repository;
         this.clock = clock;
+        this.registry = registry;
         this.loads = Counter.builder("seckill.fastpath.loads").description("sales loaded into Redis from the database")
                 .register(registry);
         this.corrected = Counter.builder("seckill.fastpath.reconciled.units")
@@ -85,10 +96,35 @@ public class StockReconciler {
             return -1;
         }
         long units = stock.reconcile(activityId, epoch, version, repository.snapshot(activityId));
+        if (units < 0) {
+            return units;
+        }
+        Drift drift = drift(activityId);
+        drift.units().set(units);
         if (units > 0) {
+            drift.corrections().increment();
             corrected.increment(units);
             log.warn("flash sale {}: Redis stock differed from the database by {} units; corrected", activityId, units);
         }
         return units;
+    }
+
+    /**
+     * The meters of one sale, registered at its first comparison: {@code seckill.fastpath.stock.drift}
+     * (units by which Redis differed from the database at the last comparison, 0 when equal) and
+     * {@code seckill.fastpath.stock.corrections} (comparisons that found a difference and corrected it).
+     */
+    private Drift drift(long activityId) {
+        return drifts.computeIfAbsent(activityId, id -> {
+            String tag = Long.toString(id);
+            AtomicLong units = new AtomicLong();
+            Gauge.builder("seckill.fastpath.stock.drift", units, AtomicLong::get)
+                    .description("Units by which the Redis stock differed from the database's at the last comparison")
+                    .tag("activity", tag).strongReference(true).register(registry);
+            Counter corrections = Counter.builder("seckill.fastpath.stock.corrections")
+                    .description("Comparisons that found the Redis stock drifted from the database's and corrected it")
+                    .tag("activity", tag).register(registry);
+            return new Drift(units, corrections);
+        });
     }
 }

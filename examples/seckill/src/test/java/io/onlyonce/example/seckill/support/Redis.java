@@ -128,8 +128,18 @@ public final class Redis {
          * started persistent, with everything it had acknowledged.
          */
         public Private restart() throws InterruptedException {
+            kill();
+            return startAgain();
+        }
+
+        /** Kills this server (SIGKILL) and waits until it is gone: a stopped Redis, connections refused. */
+        public void kill() throws InterruptedException {
             process.destroyForcibly();
             process.waitFor(10, TimeUnit.SECONDS);
+        }
+
+        /** Starts a server on this one's port again, after {@link #kill()}: empty unless started persistent. */
+        public Private startAgain() {
             return start(port, appendOnlyDir);
         }
 

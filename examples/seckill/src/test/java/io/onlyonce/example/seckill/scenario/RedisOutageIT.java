@@ -4,15 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.onlyonce.example.seckill.SeckillApplication;
 import io.onlyonce.example.seckill.support.Api;
+import io.onlyonce.example.seckill.support.Concurrently;
 import io.onlyonce.example.seckill.support.ExternalDatabases;
 import io.onlyonce.example.seckill.support.Redis;
 import io.onlyonce.example.seckill.support.TestSecrets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.awaitility.Awaitility;
@@ -174,19 +171,6 @@ class RedisOutageIT {
     }
 
     private static List<Timed> burst(Api api, Api.Session buyer) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(BURST);
-        try {
-            List<Future<Timed>> sent = new ArrayList<>();
-            for (int i = 0; i < BURST; i++) {
-                sent.add(pool.submit(() -> timed("order", () -> api.order(buyer, Api.businessId(buyer), PRODUCT, 1))));
-            }
-            List<Timed> answers = new ArrayList<>();
-            for (Future<Timed> answer : sent) {
-                answers.add(answer.get(60, TimeUnit.SECONDS));
-            }
-            return answers;
-        } finally {
-            pool.shutdownNow();
-        }
+        return Concurrently.times(BURST, () -> timed("order", () -> api.order(buyer, Api.businessId(buyer), PRODUCT, 1)));
     }
 }

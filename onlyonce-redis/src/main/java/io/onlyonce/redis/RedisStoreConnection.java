@@ -8,6 +8,8 @@ import io.lettuce.core.codec.ByteArrayCodec;
 import io.onlyonce.redis.internal.ConnectionHolder;
 import io.onlyonce.redis.internal.LettuceScriptPort;
 import io.onlyonce.redis.internal.ScriptPort;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -29,9 +31,15 @@ import java.util.function.Supplier;
  * for the same attempt. While Redis cannot be reached, calls throw
  * {@link io.onlyonce.StoreUnavailableException} within their budget, and a later call tries again.
  * Once made, the connection is kept, and Lettuce reconnects it after a server restart (its
- * {@code autoReconnect}, on by default). Thread-safe.
+ * {@code autoReconnect}, on by default). While a standalone (or Sentinel) connection is
+ * disconnected, calls fail at once instead of queueing until their budget ends, and the connection
+ * is made anew in the background (at most twice a second), so the stores answer again as soon as
+ * the server does rather than after Lettuce's reconnect back-off (up to 30 s). Thread-safe.
  */
 public final class RedisStoreConnection implements AutoCloseable {
+
+    private static final byte[] PING = "return 1".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[][] NONE = new byte[0][];
 
     private final ScriptPort port;
 
@@ -78,6 +86,20 @@ public final class RedisStoreConnection implements AutoCloseable {
             return standalone.connect(ByteArrayCodec.INSTANCE);
         }
         throw new IllegalArgumentException("a RedisClient or a RedisClusterClient is required, not " + client);
+    }
+
+    /**
+     * Whether Redis answers now: a script that only returns 1, waited for at most {@code timeout}
+     * (connecting first, if the connection has not been made yet). What a circuit breaker's probe
+     * asks while the stores' calls are refused; never throws.
+     */
+    public boolean ping(Duration timeout) {
+        try {
+            port.eval("ping", PING, ScriptPort.Answer.INTEGER, NONE, NONE, System.nanoTime() + timeout.toNanos());
+            return true;
+        } catch (RuntimeException unavailable) {
+            return false;
+        }
     }
 
     /** Whether the connection has been made (it may be reconnecting after a server restart). */

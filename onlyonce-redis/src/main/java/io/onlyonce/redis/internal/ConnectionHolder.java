@@ -22,19 +22,27 @@ import org.jspecify.annotations.Nullable;
  * budgets still completes, and its connection serves the next call. {@code onConnect} runs once,
  * on the connecting thread, after the connection is in use, so a slow check there holds up no call.
  *
- * <p>Once made, the connection is kept: Lettuce reconnects it by itself after a server restart
- * ({@code autoReconnect}, on by default). Thread-safe.
+ * <p>While a standalone (or Sentinel) connection is disconnected, calls fail at once rather than
+ * wait in Lettuce's queue until their deadline. Lettuce reconnects it by itself after a server
+ * restart ({@code autoReconnect}, on by default), but with a back-off that grows to 30 s; a
+ * connection made on first use is therefore also made anew in the background, at most once a
+ * {@linkplain #RENEW_INTERVAL_NANOS few hundred milliseconds}, when a call finds it disconnected,
+ * and the new one replaces it as soon as the server answers. Thread-safe.
  */
 public final class ConnectionHolder implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(ConnectionHolder.class.getName());
+    /** The least time between two attempts to make a disconnected connection anew. */
+    static final long RENEW_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     private final @Nullable Supplier<? extends StatefulConnection<byte[], byte[]>> connect;
     private final Consumer<? super StatefulConnection<byte[], byte[]>> onConnect;
     private volatile @Nullable RedisClusterAsyncCommands<byte[], byte[]> commands;
-    private @Nullable StatefulConnection<byte[], byte[]> connection;
+    private volatile @Nullable StatefulConnection<byte[], byte[]> connection;
     private @Nullable CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> attempt;
     private boolean closed;
+    private boolean renewing;
+    private long lastRenewal = System.nanoTime() - RENEW_INTERVAL_NANOS;
 
     private ConnectionHolder(@Nullable Supplier<? extends StatefulConnection<byte[], byte[]>> connect,
             Consumer<? super StatefulConnection<byte[], byte[]>> onConnect) {
@@ -46,6 +54,7 @@ public final class ConnectionHolder implements AutoCloseable {
     public static ConnectionHolder of(StatefulConnection<byte[], byte[]> connection) {
         ConnectionHolder holder = new ConnectionHolder(null, made -> { });
         holder.commands = async(connection);
+        holder.connection = connection;
         return holder;
     }
 
@@ -85,6 +94,7 @@ public final class ConnectionHolder implements AutoCloseable {
     public RedisClusterAsyncCommands<byte[], byte[]> commands(String operation, long deadline) {
         RedisClusterAsyncCommands<byte[], byte[]> ready = commands;
         if (ready != null) {
+            failIfDisconnected(operation);
             return ready;
         }
         try {
@@ -107,6 +117,11 @@ public final class ConnectionHolder implements AutoCloseable {
     public CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> commandsAsync(String operation) {
         RedisClusterAsyncCommands<byte[], byte[]> ready = commands;
         if (ready != null) {
+            try {
+                failIfDisconnected(operation);
+            } catch (StoreUnavailableException e) {
+                return CompletableFuture.failedFuture(e);
+            }
             return CompletableFuture.completedFuture(ready);
         }
         CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> shared;
@@ -124,6 +139,68 @@ public final class ConnectionHolder implements AutoCloseable {
             }
         });
         return mine;
+    }
+
+    /** Whether a standalone (or Sentinel) connection has been made and is not connected now. */
+    boolean isDisconnected() {
+        StatefulConnection<byte[], byte[]> current = connection;
+        return current instanceof StatefulRedisConnection<byte[], byte[]> && !current.isOpen();
+    }
+
+    /**
+     * A standalone connection that is not connected now fails the call at once (a Cluster
+     * connection reconnects node by node and is left to Lettuce), and one made on first use is made
+     * anew in the background.
+     */
+    private void failIfDisconnected(String operation) {
+        StatefulConnection<byte[], byte[]> current = connection;
+        if (current != null && isDisconnected()) {
+            renewInBackground(current);
+            throw new StoreUnavailableException(operation + " (disconnected)",
+                    new IllegalStateException("the stores' connection is reconnecting"));
+        }
+    }
+
+    private void renewInBackground(StatefulConnection<byte[], byte[]> disconnected) {
+        if (connect == null) {
+            return;
+        }
+        synchronized (this) {
+            long now = System.nanoTime();
+            if (closed || renewing || connection != disconnected || now - lastRenewal < RENEW_INTERVAL_NANOS) {
+                return;
+            }
+            renewing = true;
+            lastRenewal = now;
+        }
+        Thread thread = new Thread(() -> renew(disconnected), "onlyonce-redis-reconnect");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private void renew(StatefulConnection<byte[], byte[]> disconnected) {
+        StatefulConnection<byte[], byte[]> made = null;
+        try {
+            made = Objects.requireNonNull(connect).get();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, "OnlyOnce could not reconnect to Redis yet: {0}", e.toString());
+        }
+        StatefulConnection<byte[], byte[]> replaced = null;
+        synchronized (this) {
+            renewing = false;
+            if (made != null) {
+                if (closed || connection != disconnected || disconnected.isOpen()) {
+                    replaced = made; // closed meanwhile, or Lettuce reconnected the old one first
+                } else {
+                    replaced = disconnected;
+                    connection = made;
+                    commands = async(made);
+                }
+            }
+        }
+        if (replaced != null) {
+            replaced.closeAsync();
+        }
     }
 
     private synchronized CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> attempt(String operation) {

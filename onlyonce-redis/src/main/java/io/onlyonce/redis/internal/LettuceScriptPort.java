@@ -1,8 +1,7 @@
 package io.onlyonce.redis.internal;
 
-import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -10,7 +9,9 @@ import io.onlyonce.StoreUnavailableException;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -21,6 +22,9 @@ import org.jspecify.annotations.Nullable;
  * synchronous API, with a timeout of OnlyOnce's own, without its reflective dispatch on every call.
  */
 public final class LettuceScriptPort implements ScriptPort {
+
+    /** How often a call waiting for its answer checks that the connection is still up. */
+    private static final long DISCONNECT_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     private final ConnectionHolder connection;
 
@@ -107,19 +111,41 @@ public final class LettuceScriptPort implements ScriptPort {
     }
 
     /**
-     * Waits for one answer until the call's deadline, then cancels it. Lettuce reports every failure
-     * as a {@link RedisException} (refused connection, timeout, an error reply, and
-     * {@code RedisCommandTimeoutException} for the deadline); a {@link CancellationException}
+     * Waits for one answer until the call's deadline, then cancels it; also when the connection
+     * drops meanwhile (a command sent as the server died is kept by Lettuce for after the reconnect,
+     * which would hold the call until its deadline). Lettuce reports every failure as a
+     * {@code RedisException} (refused connection, an error reply); a {@link CancellationException}
      * surfaces when the connection closes while the command is in flight.
      */
-    private static @Nullable Object await(String operation, RedisFuture<Object> future, long deadline) {
+    private @Nullable Object await(String operation, RedisFuture<Object> future, long deadline) {
         try {
-            // at least 1 ns: awaitOrCancel waits without limit for 0
-            return LettuceFutures.awaitOrCancel(future, Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (RedisCommandExecutionException e) {
-            throw new ScriptErrorReply(String.valueOf(e.getMessage()), e);
-        } catch (RedisException | CancellationException e) {
+            while (true) {
+                long left = deadline - System.nanoTime();
+                try {
+                    return future.get(Math.max(1, Math.min(left, DISCONNECT_CHECK_NANOS)), TimeUnit.NANOSECONDS);
+                } catch (TimeoutException notYet) {
+                    if (left <= DISCONNECT_CHECK_NANOS) {
+                        future.cancel(true);
+                        throw new StoreUnavailableException(operation, new RedisCommandTimeoutException("over budget"));
+                    }
+                    if (connection.isDisconnected()) {
+                        future.cancel(true);
+                        throw new StoreUnavailableException(operation + " (disconnected)", notYet);
+                    }
+                }
+            }
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            if (cause instanceof RedisCommandExecutionException reply) {
+                throw new ScriptErrorReply(String.valueOf(reply.getMessage()), reply);
+            }
+            throw new StoreUnavailableException(operation, cause);
+        } catch (CancellationException e) {
             throw new StoreUnavailableException(operation, e);
+        } catch (InterruptedException e) {
+            future.cancel(true);
+            Thread.currentThread().interrupt();
+            throw new StoreUnavailableException(operation + " (interrupted)", e);
         }
     }
 }

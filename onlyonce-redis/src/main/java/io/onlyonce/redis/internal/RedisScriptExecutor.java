@@ -2,6 +2,7 @@ package io.onlyonce.redis.internal;
 
 import io.lettuce.core.api.StatefulConnection;
 import io.onlyonce.StoreUnavailableException;
+import io.onlyonce.store.StoreBudget;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -18,7 +19,8 @@ import org.jspecify.annotations.Nullable;
  * into a {@link StoreUnavailableException}.
  *
  * <p>Every call has a budget of its own: it waits for its connection (when that is made on first
- * use) and its answer at most that long, whatever the client's command timeout. A call over
+ * use) and its answer at most that long, whatever the client's command timeout; a blocking call
+ * made while a {@link StoreBudget} is open on its thread waits at most what is left of that. A call over
  * budget throws {@link StoreUnavailableException}; a script already sent may still run on the server.
  *
  * <p>A script runs with {@code EVALSHA}. When the server answers {@code NOSCRIPT} (restart,
@@ -114,8 +116,13 @@ public final class RedisScriptExecutor {
     }
 
     private @Nullable Object run(String operation, LuaScript script, ScriptPort.Answer answer, byte[] key, byte[][] args) {
+        return StoreBudget.call(operation, () -> runWithin(operation, script, answer, key, args));
+    }
+
+    private @Nullable Object runWithin(String operation, LuaScript script, ScriptPort.Answer answer, byte[] key,
+            byte[][] args) {
         byte[][] keys = {key};
-        long deadline = System.nanoTime() + budgetNanos;
+        long deadline = StoreBudget.deadline(operation, budgetNanos);
         try {
             try {
                 return port.evalsha(operation, script.sha(), answer, keys, args, deadline);

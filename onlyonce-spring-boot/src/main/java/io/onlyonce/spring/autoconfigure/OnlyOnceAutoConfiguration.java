@@ -1,5 +1,6 @@
 package io.onlyonce.spring.autoconfigure;
 
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.onlyonce.StoreUnavailableException;
@@ -25,6 +26,7 @@ import io.onlyonce.spring.metrics.OutcomeRecorder;
 import io.onlyonce.spring.resilience.CircuitBreakerIdempotencyStore;
 import io.onlyonce.spring.resilience.CircuitBreakerTokenStore;
 import io.onlyonce.spring.resilience.CircuitBreakerWindowStore;
+import io.onlyonce.spring.resilience.StoreProbes;
 import io.onlyonce.spring.resilience.StoreStateLog;
 import io.onlyonce.spring.web.IdempotentMethodValidator;
 import io.onlyonce.spring.web.TokenLimits;
@@ -148,11 +150,28 @@ public class OnlyOnceAutoConfiguration {
                 .minimumNumberOfCalls(settings.minimumNumberOfCalls())
                 .slidingWindowSize(settings.slidingWindowSize())
                 .waitDurationInOpenState(settings.waitDurationInOpenState())
+                .permittedNumberOfCallsInHalfOpenState(settings.permittedNumberOfCallsInHalfOpenState())
                 .recordExceptions(StoreUnavailableException.class)
                 .build();
         CircuitBreakerRegistry registry = CircuitBreakerRegistry.of(config);
         StoreStateLog.attachTo(registry);
         return registry;
+    }
+
+    /**
+     * The probes of the configured store ({@code onlyonce.circuit-breaker.probe-interval}): they close
+     * the store's breakers about one interval after it answers again. Without a probe for the store
+     * (the in-memory one, a store of the application's own), the breakers wait their open-state wait.
+     */
+    @Bean(initMethod = "start", destroyMethod = "close")
+    @ConditionalOnMissingBean
+    StoreProbes onlyOnceStoreProbes(ObjectProvider<StoreProbes.Probe> probes, OnlyOnceProperties properties,
+            CircuitBreakerRegistry breakers) {
+        StoreProbes.Probe probe = probes.getIfUnique();
+        List<CircuitBreaker> probed = probe == null || !properties.circuitBreaker().enabled() ? List.of()
+                : List.of(breakers.circuitBreaker(IDEMPOTENCY_BREAKER), breakers.circuitBreaker(TOKEN_BREAKER),
+                        breakers.circuitBreaker(WINDOW_BREAKER));
+        return new StoreProbes(probe == null ? () -> false : probe, probed, properties.circuitBreaker().probeInterval());
     }
 
     @Bean
@@ -336,8 +355,11 @@ public class OnlyOnceAutoConfiguration {
                 : store;
     }
 
-    /** The window store behind the de-dup filter, guarded by its circuit breaker. */
-    static WindowStore guardedWindows(WindowStore store, OnlyOnceProperties properties, CircuitBreakerRegistry breakers) {
+    /**
+     * The window store behind the de-dup filter and the token endpoint's limits, guarded by its
+     * circuit breaker: also for an application's own limits on the same store.
+     */
+    public static WindowStore guardedWindows(WindowStore store, OnlyOnceProperties properties, CircuitBreakerRegistry breakers) {
         return properties.circuitBreaker().enabled()
                 ? new CircuitBreakerWindowStore(store, breakers.circuitBreaker(WINDOW_BREAKER))
                 : store;

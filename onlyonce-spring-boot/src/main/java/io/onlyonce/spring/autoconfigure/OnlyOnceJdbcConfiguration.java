@@ -7,9 +7,12 @@ import io.onlyonce.jdbc.JdbcStoreConfig;
 import io.onlyonce.jdbc.JdbcTokenStore;
 import io.onlyonce.jdbc.JdbcWindowStore;
 import io.onlyonce.spring.method.TransactionJoin;
+import io.onlyonce.spring.resilience.StoreProbes;
 import io.onlyonce.store.IdempotencyStore;
 import io.onlyonce.token.TokenStore;
 import io.onlyonce.window.WindowStore;
+import java.sql.Connection;
+import java.sql.SQLException;
 import javax.sql.DataSource;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -53,6 +56,19 @@ class OnlyOnceJdbcConfiguration {
             JdbcSchema.apply(dataSource, dialect, config);
         }
         return dialect;
+    }
+
+    /** Asks the database whether it answers: a connection of the pool, valid within two seconds. */
+    @Bean
+    @ConditionalOnMissingBean
+    StoreProbes.Probe onlyOnceStoreProbe(DataSource dataSource) {
+        return () -> {
+            try (Connection connection = dataSource.getConnection()) {
+                return connection.isValid(2);
+            } catch (SQLException | RuntimeException unavailable) {
+                return false;
+            }
+        };
     }
 
     @Bean

@@ -166,7 +166,14 @@ public record OnlyOnceProperties(
      * @param failureRateThreshold Failure percentage at which the circuit opens.
      * @param minimumNumberOfCalls How many calls are needed before the failure rate counts.
      * @param slidingWindowSize How many calls the failure rate is computed over.
-     * @param waitDurationInOpenState How long the circuit stays open before it lets a probe through.
+     * @param waitDurationInOpenState How long the circuit stays open before it lets a request through
+     *     as a trial, when no probe (onlyonce.circuit-breaker.probe-interval) has closed it before.
+     * @param probeInterval How often a store whose circuit is open is asked whether it answers again
+     *     (Redis: a script that only returns 1). On an answer the circuit turns half-open, and the
+     *     probe makes the trial calls itself, so the circuit closes about this long after the store is
+     *     back, without waiting for wait-duration-in-open-state nor for requests.
+     * @param permittedNumberOfCallsInHalfOpenState How many trial calls a half-open circuit lets
+     *     through; when they succeed it closes.
      * @param slowCallDurationThreshold How long a store call may take before it counts as slow. Keep
      *     it below the store's own budget (onlyonce.redis.command-timeout), so that a store that
      *     answers slowly opens the circuit as one that fails does.
@@ -177,9 +184,11 @@ public record OnlyOnceProperties(
             @DefaultValue("50") float failureRateThreshold,
             @DefaultValue("10") int minimumNumberOfCalls,
             @DefaultValue("20") int slidingWindowSize,
-            @DefaultValue("10s") Duration waitDurationInOpenState,
+            @DefaultValue("30s") Duration waitDurationInOpenState,
             @DefaultValue("1500ms") Duration slowCallDurationThreshold,
-            @DefaultValue("50") float slowCallRateThreshold) {
+            @DefaultValue("50") float slowCallRateThreshold,
+            @DefaultValue("1s") Duration probeInterval,
+            @DefaultValue("2") int permittedNumberOfCallsInHalfOpenState) {
     }
 
     /**
@@ -199,11 +208,17 @@ public record OnlyOnceProperties(
      * @param commandTimeout The budget of one store call: the longest it waits for its connection and
      *     its answer, whatever spring.data.redis.timeout says (Lettuce's default is 60 s). A call over
      *     budget counts as a store failure (STRICT: 503).
+     * @param requestBudget How long the store calls of one HTTP request may wait in all: every call
+     *     waits at most what is left of it (or command-timeout, when shorter), and once it is spent the
+     *     request's next store call fails at once (STRICT: 503). Time outside store calls is not
+     *     counted, and the calls that record work already done (completing a record, releasing a
+     *     key) keep command-timeout.
      */
     public record Redis(
             @DefaultValue("oo:") String keyPrefix,
             @DefaultValue("256") int tokenShards,
-            @DefaultValue("2s") Duration commandTimeout) {
+            @DefaultValue("2s") Duration commandTimeout,
+            @DefaultValue("2s") Duration requestBudget) {
     }
 
     /**

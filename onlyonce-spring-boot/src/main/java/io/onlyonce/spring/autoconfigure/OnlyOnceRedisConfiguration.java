@@ -7,9 +7,12 @@ import io.onlyonce.redis.RedisStoreConnection;
 import io.onlyonce.redis.RedisTokenStore;
 import io.onlyonce.redis.RedisWindowStore;
 import io.onlyonce.redis.springdata.SpringDataRedisStoreConnection;
+import io.onlyonce.spring.resilience.StoreProbes;
+import io.onlyonce.spring.web.RequestStoreBudgetFilter;
 import io.onlyonce.store.IdempotencyStore;
 import io.onlyonce.token.TokenStore;
 import io.onlyonce.window.WindowStore;
+import jakarta.servlet.DispatcherType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -17,8 +20,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -92,6 +98,34 @@ class OnlyOnceRedisConfiguration {
     RedisStoreConfig onlyOnceRedisStoreConfig(OnlyOnceProperties properties) {
         OnlyOnceProperties.Redis redis = properties.redis();
         return new RedisStoreConfig(redis.keyPrefix(), redis.tokenShards(), redis.commandTimeout());
+    }
+
+    /** Asks Redis whether it answers (a script that only returns 1), within the budget of one store call. */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(RedisStoreConnection.class)
+    StoreProbes.Probe onlyOnceStoreProbe(RedisStoreConnection onlyOnceRedisConnection, RedisStoreConfig config) {
+        return () -> onlyOnceRedisConnection.ping(config.commandTimeout());
+    }
+
+    /**
+     * One budget for the store calls of each HTTP request ({@code onlyonce.redis.request-budget}),
+     * opened before any other filter, so that a request that makes several store calls against a
+     * server that does not answer waits once, not once per call.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+    static class RequestBudget {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "onlyOnceRequestStoreBudgetFilter")
+        FilterRegistrationBean<RequestStoreBudgetFilter> onlyOnceRequestStoreBudgetFilter(OnlyOnceProperties properties) {
+            FilterRegistrationBean<RequestStoreBudgetFilter> registration =
+                    new FilterRegistrationBean<>(new RequestStoreBudgetFilter(properties.redis().requestBudget()));
+            registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
+            registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ASYNC, DispatcherType.ERROR);
+            return registration;
+        }
     }
 
     @Bean

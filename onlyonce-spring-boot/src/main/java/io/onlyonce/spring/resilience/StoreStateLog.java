@@ -38,7 +38,10 @@ public final class StoreStateLog {
                     store);
             case HALF_OPEN_TO_OPEN -> log.debug("OnlyOnce {} store still unavailable, circuit breaker OPEN again", store);
             case OPEN_TO_HALF_OPEN -> log.debug("OnlyOnce {} store circuit breaker HALF_OPEN: probing", store);
-            case HALF_OPEN_TO_CLOSED -> log.info("OnlyOnce {} store reachable again, circuit breaker CLOSED", store);
+            case HALF_OPEN_TO_CLOSED, FORCED_OPEN_TO_CLOSED -> log.info("OnlyOnce {} store reachable again, circuit breaker CLOSED",
+                    store);
+            case CLOSED_TO_FORCED_OPEN -> log.info("OnlyOnce {} store shares its server with a store found unavailable:"
+                    + " circuit breaker FORCED_OPEN until a probe succeeds", store);
             default -> log.info("OnlyOnce {} store circuit breaker {}", store, transition.getToState());
         }
     }

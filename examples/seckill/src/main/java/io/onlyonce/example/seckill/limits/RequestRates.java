@@ -1,10 +1,13 @@
 package io.onlyonce.example.seckill.limits;
 
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.onlyonce.Fingerprint;
 import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.example.seckill.SeckillProperties;
 import io.onlyonce.example.seckill.web.ApiException;
 import io.onlyonce.example.seckill.web.AppProblem;
+import io.onlyonce.spring.autoconfigure.OnlyOnceAutoConfiguration;
+import io.onlyonce.spring.autoconfigure.OnlyOnceProperties;
 import io.onlyonce.spring.metrics.OnlyOnceStatistics;
 import io.onlyonce.window.WindowHit;
 import io.onlyonce.window.WindowStore;
@@ -23,6 +26,8 @@ import org.springframework.stereotype.Component;
  * user and kind, measured on the store's clock), so the limit holds across every instance that
  * shares the store. Beyond it: 429 {@code too-many-requests} with {@code Retry-After} (the time
  * left in the window). A store fault lets the request through: the caps and the layers behind still hold.
+ * The store is reached through OnlyOnce's window circuit breaker and within the request's store budget
+ * ({@code onlyonce.redis.request-budget}), as the request window is.
  */
 @Component
 public class RequestRates {
@@ -43,8 +48,11 @@ public class RequestRates {
     private final SeckillProperties.Limits limits;
     private final OnlyOnceStatistics statistics;
 
-    public RequestRates(ObjectProvider<WindowStore> windows, SeckillProperties properties, OnlyOnceStatistics statistics) {
-        this.windows = windows.getIfAvailable();
+    public RequestRates(ObjectProvider<WindowStore> windows, SeckillProperties properties, OnlyOnceStatistics statistics,
+            OnlyOnceProperties onlyOnce, CircuitBreakerRegistry breakers) {
+        WindowStore store = windows.getIfAvailable();
+        // behind OnlyOnce's window breaker: while Redis is down the limits are skipped at once
+        this.windows = store == null ? null : OnlyOnceAutoConfiguration.guardedWindows(store, onlyOnce, breakers);
         this.limits = properties.limits();
         this.statistics = statistics;
     }
@@ -68,7 +76,7 @@ public class RequestRates {
             hit = windows.hit(Fingerprint.of("seckill:rate", kind.name().toLowerCase(Locale.ROOT), Long.toString(userId)),
                     limits.window());
         } catch (StoreUnavailableException e) {
-            log.warn("request rate of user {} not counted: {}", userId, e.getMessage());
+            log.debug("request rate of user {} not counted: {}", userId, e.getMessage()); // the breaker logs the outage once
             return;
         }
         if (hit.count() > max) {

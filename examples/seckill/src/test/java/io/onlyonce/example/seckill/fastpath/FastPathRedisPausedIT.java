@@ -38,17 +38,14 @@ class FastPathRedisPausedIT {
 
     @DynamicPropertySource
     static void servers(DynamicPropertyRegistry registry) {
-        redis = Redis.Private.start();
+        redis = Redis.Private.startFor(registry);
         TestSecrets.register(registry);
         ExternalDatabases.usePostgres(registry, DATABASE);
-        registry.add("spring.data.redis.host", () -> "127.0.0.1");
-        registry.add("spring.data.redis.port", redis::port);
     }
 
     @AfterAll
     static void drop() throws Exception {
-        redis.signal("CONT");
-        redis.close();
+        redis.resumeAndClose();
         ExternalDatabases.dropPostgres(DATABASE);
     }
 

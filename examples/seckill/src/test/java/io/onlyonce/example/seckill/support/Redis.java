@@ -83,6 +83,20 @@ public final class Redis {
             return start(freePort(), null);
         }
 
+        /** A server started for the service under test: its address in {@code spring.data.redis.*}. */
+        public static Private startFor(DynamicPropertyRegistry registry) {
+            Private server = start();
+            registry.add("spring.data.redis.host", () -> "127.0.0.1");
+            registry.add("spring.data.redis.port", server::port);
+            return server;
+        }
+
+        /** Resumes the server if paused, then stops it: the end of a test class that pauses it. */
+        public void resumeAndClose() throws IOException, InterruptedException {
+            signal("CONT");
+            close();
+        }
+
         /**
          * A redis-server that writes every command to an append-only file in a directory of its own
          * before answering ({@code appendfsync always}): a restart keeps everything it acknowledged.
@@ -128,8 +142,18 @@ public final class Redis {
          * started persistent, with everything it had acknowledged.
          */
         public Private restart() throws InterruptedException {
+            kill();
+            return startAgain();
+        }
+
+        /** Kills this server (SIGKILL) and waits until it is gone: a stopped Redis, connections refused. */
+        public void kill() throws InterruptedException {
             process.destroyForcibly();
             process.waitFor(10, TimeUnit.SECONDS);
+        }
+
+        /** Starts a server on this one's port again, after {@link #kill()}: empty unless started persistent. */
+        public Private startAgain() {
             return start(port, appendOnlyDir);
         }
 

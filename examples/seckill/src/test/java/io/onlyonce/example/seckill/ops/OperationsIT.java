@@ -67,6 +67,8 @@ import tools.jackson.databind.json.JsonMapper;
         properties = {"seckill.order.sweeper-enabled=false", "seckill.limits.enabled=false",
             "seckill.fast-path.reconcile-interval=500ms", "onlyonce.messaging.relay.poll-interval=200ms",
             "onlyonce.messaging.metrics-interval=1s", "seckill.metrics-interval=1s",
+            // the breaker the test forces open stays open: the store answers, and a probe would close it within a second
+            "onlyonce.circuit-breaker.probe-interval=1h",
             "seckill.auth.operators=" + OperationsIT.OPERATOR})
 @ActiveProfiles({"postgres", "redis"})
 @DirtiesContext(classMode = DirtiesContext.ClassMode.AFTER_CLASS)

@@ -4,7 +4,7 @@ import java.util.Objects;
 
 /**
  * What waits in the outbox for one destination, read in one statement on the database server's
- * clock ({@link OutboxRelay#backlog()}).
+ * clock ({@link OutboxRelay#backlog(java.time.Duration)}).
  *
  * @param exchange where the messages go
  * @param routingKey their routing key

@@ -445,10 +445,12 @@ abstract class RelaySuite {
             java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
             return java.util.concurrent.CompletableFuture.completedFuture(null);
         });
-        // each relay's first publish waits (up to a minute) until the other relay has claimed a
-        // batch too: the test proves two relays share the table, not how a busy scheduler orders them
+        // no relay publishes anything until both have claimed a batch (up to a minute): the test
+        // proves two relays share the table, not how a busy scheduler orders them. Claimed rows are
+        // leased, so the waiting relay's batch is not claimed again by the other one
         CountDownLatch bothClaimed = new CountDownLatch(t.dialect() == JdbcDialect.H2 ? 0 : 2);
-        RelayConfig config = quick().batchSize(50).build();
+        // a lease longer than the wait, so a waiting batch is never taken over
+        RelayConfig config = quick().batchSize(50).lease(Duration.ofMinutes(3)).build();
         OutboxRelay relayA = new OutboxRelay(t.dataSource(), t.dialect(), meetingFirst(transport, bothClaimed), config);
         OutboxRelay relayB = new OutboxRelay(t.database().secondDataSource(), t.dialect(),
                 meetingFirst(transport, bothClaimed), config);
@@ -460,6 +462,8 @@ abstract class RelaySuite {
             }
         }
         CountDownLatch start = new CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicInteger claimedByAll = new java.util.concurrent.atomic.AtomicInteger();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         ExecutorService pollers = Executors.newFixedThreadPool(4);
         try {
             List<Future<Integer>> loops = new ArrayList<>();
@@ -467,10 +471,14 @@ abstract class RelaySuite {
                 loops.add(pollers.submit(() -> {
                     start.await();
                     int claimed = 0;
-                    for (int idle = 0; idle < 3;) {
+                    // an empty poll does not end a loop: under MariaDB's SKIP LOCKED a claim can find
+                    // nothing while another relay's claim holds the rows it scanned
+                    while (claimedByAll.get() < rows && System.nanoTime() < deadline) {
                         int count = relay.pollOnce();
                         claimed += count;
-                        idle = count == 0 ? idle + 1 : 0;
+                        if (claimedByAll.addAndGet(count) < rows && count == 0) {
+                            Thread.sleep(5);
+                        }
                     }
                     return claimed;
                 }));
@@ -478,9 +486,10 @@ abstract class RelaySuite {
             start.countDown();
             int claimed = 0;
             for (Future<Integer> loop : loops) {
-                claimed += loop.get(120, TimeUnit.SECONDS);
+                claimed += loop.get(150, TimeUnit.SECONDS);
             }
             assertThat(claimed).isEqualTo(rows);
+            assertThat(relayA.pollOnce() + relayB.pollOnce()).as("nothing is left to claim").isZero();
         } finally {
             pollers.shutdownNow();
         }
@@ -497,17 +506,20 @@ abstract class RelaySuite {
         }
     }
 
-    /** Delegates to {@code transport}; its first publish counts {@code met} down and waits for it. */
+    /**
+     * Delegates to {@code transport}; its first publish counts {@code met} down, and every publish
+     * waits (up to 30 s) until {@code met} reached zero.
+     */
     private static MessageTransport meetingFirst(MessageTransport transport, CountDownLatch met) {
         java.util.concurrent.atomic.AtomicBoolean first = new java.util.concurrent.atomic.AtomicBoolean(true);
         return message -> {
             if (first.compareAndSet(true, false)) {
                 met.countDown();
-                try {
-                    met.await(60, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+            }
+            try {
+                met.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
             return transport.publish(message);
         };

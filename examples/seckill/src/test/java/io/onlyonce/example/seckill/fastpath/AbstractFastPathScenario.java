@@ -124,8 +124,10 @@ abstract class AbstractFastPathScenario {
                 "--onlyonce.dedup.enabled=false", "--logging.level.root=WARN",
                 "--logging.level.io.onlyonce.example.seckill.fastpath=INFO"));
         arguments.addAll(moreArguments());
+        long began = System.nanoTime();
         try (ServiceProcess service = ServiceProcess.of(name(), arguments, Map.of())) {
             service.start();
+            System.out.printf("%s: started in %d ms%n", name(), (System.nanoTime() - began) / 1_000_000);
             Api api = new Api(service.port());
             ExecutorService pool = Executors.newFixedThreadPool(THREADS);
             try {
@@ -147,6 +149,7 @@ abstract class AbstractFastPathScenario {
                 }
                 Collections.shuffle(attempts, random);
                 assertThat(attempts).hasSize(ATTEMPTS);
+                System.out.printf("%s: %d users logged in at %d ms%n", name(), USERS, (System.nanoTime() - began) / 1_000_000);
 
                 Map<Intent, String> tokens = new ConcurrentHashMap<>();
                 Map<String, Api.Session> reservations = new ConcurrentHashMap<>();
@@ -173,6 +176,7 @@ abstract class AbstractFastPathScenario {
                     buyer.get(10, TimeUnit.MINUTES);
                 }
                 assertThat(answered.get()).isEqualTo(ATTEMPTS);
+                System.out.printf("%s: %d attempts answered at %d ms%n", name(), ATTEMPTS, (System.nanoTime() - began) / 1_000_000);
                 assertThat(answers.keySet()).as("answers %s", answers).isSubsetOf(Set.of("reserved", "sold-out", "has-order"));
 
                 // every reservation ends ORDERED or FAILED with a reason
@@ -197,7 +201,8 @@ abstract class AbstractFastPathScenario {
 
                 Map<String, Long> endings = new java.util.TreeMap<>();
                 ends.values().forEach(e -> endings.merge(e.startsWith("ORDERED") ? "ORDERED" : e, 1L, Long::sum));
-                System.out.printf("%s: answers %s; reservations %d: %s%n", name(), answers, reservations.size(), endings);
+                System.out.printf("%s: answers %s; reservations %d: %s, all decided at %d ms%n", name(), answers,
+                        reservations.size(), endings, (System.nanoTime() - began) / 1_000_000);
                 try (Connection db = DriverManager.getConnection(url, user, password);
                         RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", redisPort()));
                         StatefulRedisConnection<String, String> redis = client.connect()) {

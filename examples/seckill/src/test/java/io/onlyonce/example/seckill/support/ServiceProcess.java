@@ -60,7 +60,7 @@ public final class ServiceProcess implements AutoCloseable {
     public void start() throws Exception {
         File jar = jar();
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m", "-jar", jar.getAbsolutePath(), "--server.port=" + port));
+                "-Xmx512m", "-XX:TieredStopAtLevel=1", "-jar", jar.getAbsolutePath(), "--server.port=" + port));
         command.addAll(arguments);
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));

@@ -1,11 +1,13 @@
 package io.onlyonce.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.onlyonce.Fingerprint;
 import io.onlyonce.IdempotencyKey;
+import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.token.OneTimeToken;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -65,6 +67,33 @@ class RedisAtomicExecutorIT extends AbstractRedisAtomicExecutorIT {
             assertThat(count(stats, "eval")).isZero();
             assertThat(stats).doesNotContain("cmdstat_script");
         }
+    }
+
+    /** The server's own refusal met by the effect is an unavailable store, not a failed effect. */
+    @Test
+    void outOfMemoryInTheEffectIsStoreUnavailable() throws Exception {
+        try (PrivateRedisServer server = PrivateRedisServer.start()) {
+            StatefulRedisConnection<byte[], byte[]> connection = server.connect();
+            RedisStoreConfig config = new RedisStoreConfig("oo:", 64);
+            RedisAtomicExecutor executor = RedisAtomicExecutor.of(connection, config);
+            connection.sync().configSet("maxmemory-policy", "noeviction");
+            connection.sync().configSet("maxmemory", "1");
+
+            assertThatThrownBy(() -> executor.run(counting(newKey(), newFingerprint(), "oo:fx:runs")))
+                    .isInstanceOf(StoreUnavailableException.class)
+                    .cause().hasMessageStartingWith("OOM");
+            connection.sync().configSet("maxmemory", "0");
+            assertThat(connection.sync().dbsize()).isZero();
+        }
+    }
+
+    @Test
+    void anEffectThatDoesNotCompileIsAnIllegalState() {
+        RedisEffect unfinished = RedisEffect.of("unfinished", "return {'complete', 200");
+        assertThatThrownBy(() -> atomic.run(AtomicCall.of(newKey(), newFingerprint(), RETENTION, unfinished).build()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("atomic unfinished does not compile")
+                .hasMessageContaining("user_script:");
     }
 
     private static long count(String stats, String command) {

@@ -17,7 +17,9 @@ package io.onlyonce.redis.internal;
  * key, if any), {@code {'e', record, PTTL}} (a live record), {@code {'c', encoded response}} (the
  * effect completed and the record was written) or {@code {'d', values...}} (the effect declined).
  * Errors: {@link RedisScriptExecutor#CORRUPT} with the key's index, and
- * {@link RedisScriptExecutor#SCRIPT_FAILED} for the effect's failure or an answer of another shape.
+ * {@link RedisScriptExecutor#SCRIPT_FAILED} for the effect's failure or an answer of another shape;
+ * a refusal of the server's own ({@code OOM}, {@code READONLY}, {@code NOREPLICAS},
+ * {@code MASTERDOWN}) met by the effect is answered as it is, an unavailable store.
  */
 public final class AtomicScript {
 
@@ -176,7 +178,13 @@ public final class AtomicScript {
               if type(answer) == 'table' then
                 message = answer.err or 'a Lua error'
               end
-              return refuse((string.gsub(tostring(message), '%c', ' ')))
+              message = tostring(message)
+              -- the server, not the effect, refused: out of memory, a read-only replica, too few replicas
+              local code = string.match(message, '^(%u+) ')
+              if code == 'OOM' or code == 'READONLY' or code == 'NOREPLICAS' or code == 'MASTERDOWN' then
+                return redis.error_reply(message)
+              end
+              return refuse((string.gsub(message, '%c', ' ')))
             end
             if type(answer) ~= 'table' then
               return refuse('answered a ' .. type(answer) .. ', not {\\'complete\\', ...} or {\\'decline\\', ...}')

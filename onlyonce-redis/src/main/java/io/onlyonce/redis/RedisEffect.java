@@ -20,9 +20,12 @@ import io.onlyonce.redis.internal.LuaScript;
  *     no record, and the call answers {@link AtomicOutcome.Declined} with the values.</li>
  * </ul>
  * The effect must decide before it writes: Redis does not roll back what a script wrote before it
- * failed. A Lua error, a refused command or an answer of another shape makes the call throw
- * {@link IllegalStateException} naming the effect; the library writes nothing then (no record, no
- * token consumed, no window opened), but whatever the effect wrote before stays.
+ * failed. A Lua error, a command Redis refuses it (a wrong type, say) or an answer of another shape
+ * makes the call throw {@link IllegalStateException} naming the effect; a refusal that is the
+ * server's state ({@code OOM}, {@code READONLY}, {@code NOREPLICAS}, {@code MASTERDOWN}) throws
+ * {@link io.onlyonce.StoreUnavailableException} instead. Either way the library writes nothing then
+ * (no record, no token consumed, no window opened), but whatever the effect wrote before stays. A
+ * source that does not compile fails every call with {@link IllegalStateException}.
  *
  * <pre>{@code
  * RedisEffect reserve = RedisEffect.of("reserve", """

@@ -50,8 +50,9 @@
  * writes, because Redis does not roll back what a script wrote before an error. A Lua error in the
  * effect, a command Redis refuses it, or an answer of another shape (a status outside 100 to 599, a
  * header that {@link io.onlyonce.StoredResponse} would not take) throws
- * {@link java.lang.IllegalStateException} naming the effect, and the library writes nothing: no
- * record, no token consumed, no window opened. As in any script, the effect may read and write
+ * {@link java.lang.IllegalStateException} naming the effect (a refusal that is the server's state,
+ * {@code OOM} or {@code READONLY}, is a {@link io.onlyonce.StoreUnavailableException}), and the
+ * library writes nothing: no record, no token consumed, no window opened. As in any script, the effect may read and write
  * only the keys it is given.
  *
  * <p>The record, token and window keys are those of the stores with the same

@@ -522,7 +522,7 @@ abstract class AbstractRedisAtomicExecutorIT {
                 .keys(effectKey("runs")).args("x").window(window, Duration.ofSeconds(30)).build()))
                 .isInstanceOf(StoreUnavailableException.class)
                 .cause().isInstanceOf(CorruptValueException.class)
-                .hasMessageContaining(new String(windowKey, UTF_8) + ": another Redis type");
+                .hasMessageContaining(new String(windowKey, UTF_8) + ": another Redis type; not written");
     }
 
     @Test

@@ -55,6 +55,8 @@ public final class RedisScriptExecutor {
     public static final String NOT_COMPILED = "ERR Error compiling script";
     /** The key index after {@link #CORRUPT} in the answer of a script with several keys. */
     private static final Pattern KEY_INDEX = Pattern.compile("#([0-9]{1,4}) ");
+    /** Where Redis says an error raised in a script came from, after the error's own text. */
+    private static final Pattern SCRIPT_LOCATION = Pattern.compile("\\s*script: [0-9a-f]{40}, on @user_script:[0-9]+\\.$");
 
     private final ScriptPort port;
     private final long budgetNanos;
@@ -266,6 +268,7 @@ public final class RedisScriptExecutor {
                 }
                 reason = reason.substring(index.end());
             }
+            reason = SCRIPT_LOCATION.matcher(reason).replaceFirst("");
             return new StoreUnavailableException(operation, new CorruptValueException(text(key), reason, cause));
         }
         return new StoreUnavailableException(operation, cause);

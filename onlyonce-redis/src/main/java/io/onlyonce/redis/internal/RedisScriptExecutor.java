@@ -37,6 +37,11 @@ import org.jspecify.annotations.Nullable;
  * from Redis for another type, or {@value #CORRUPT} from the scripts' own checks. Both become a
  * {@link StoreUnavailableException} whose cause is a {@link CorruptValueException} naming the key.
  *
+ * <p>Two failures are the caller's, not the store's: a script of several keys whose keys span
+ * Cluster slots is refused with {@link IllegalArgumentException} before it is sent, and a script
+ * whose user-written part failed ({@value #SCRIPT_FAILED}) or that does not compile throws
+ * {@link IllegalStateException}.
+ *
  * <p>Thread-safe, as the ports are.
  */
 public final class RedisScriptExecutor {

@@ -375,6 +375,28 @@ abstract class AbstractRedisAtomicExecutorIT {
     }
 
     @Test
+    void theFirstHitOpensTheWindowWhateverTheCallAnswers() {
+        Fingerprint refusedWindow = newFingerprint();
+        assertThat(atomic.run(AtomicCall.of(newKey(), newFingerprint(), RETENTION, COUNTING).keys(effectKey("runs"))
+                .args("x").token(newToken()).window(refusedWindow, Duration.ofSeconds(30)).build()))
+                .isInstanceOf(AtomicOutcome.TokenRefused.class);
+        assertThat(windows.hit(refusedWindow, Duration.ofSeconds(30)).count()).isEqualTo(2);
+
+        IdempotencyKey key = newKey();
+        Fingerprint fingerprint = newFingerprint();
+        atomic.run(counting(key, fingerprint, effectKey("runs")));
+        Fingerprint existingWindow = newFingerprint();
+        assertThat(atomic.run(AtomicCall.of(key, fingerprint, RETENTION, COUNTING).keys(effectKey("runs")).args("x")
+                .window(existingWindow, Duration.ofSeconds(30)).build())).isInstanceOf(AtomicOutcome.Existing.class);
+        assertThat(windows.hit(existingWindow, Duration.ofSeconds(30)).count()).isEqualTo(2);
+
+        Fingerprint declinedWindow = newFingerprint();
+        assertThat(atomic.run(AtomicCall.of(newKey(), newFingerprint(), RETENTION, DECLINING)
+                .window(declinedWindow, Duration.ofSeconds(30)).build())).isInstanceOf(AtomicOutcome.Declined.class);
+        assertThat(windows.hit(declinedWindow, Duration.ofSeconds(30)).count()).isEqualTo(2);
+    }
+
+    @Test
     void aLuaErrorInTheEffectThrowsAndTheLibraryWritesNothing() {
         IdempotencyKey key = newKey();
         OneTimeToken token = newToken();

@@ -99,8 +99,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AsyncIdemp
             return 1
             """);
 
-    /** Answers the live record, or an empty array. */
-    private static final LuaScript FIND = new LuaScript("find", READ + """
+    /** Answers the live record, or an empty array; shared with {@link RedisAtomicExecutor}. */
+    static final LuaScript FIND = new LuaScript("find", READ + """
             return {}
             """);
 
@@ -236,7 +236,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AsyncIdemp
     }
 
     /** The record in a script's {@code {value, PTTL}} answer. */
-    private static IdempotencyRecord record(String operation, IdempotencyKey key, byte[] redisKey, List<@Nullable Object> answer) {
+    static IdempotencyRecord record(String operation, IdempotencyKey key, byte[] redisKey, List<@Nullable Object> answer) {
         try {
             if (answer.size() != 2 || !(answer.get(0) instanceof byte[] value) || !(answer.get(1) instanceof Long pttl)) {
                 throw new StoreUnavailableException(operation, new IllegalStateException("unexpected script answer " + answer));

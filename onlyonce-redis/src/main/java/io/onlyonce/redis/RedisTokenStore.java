@@ -166,13 +166,18 @@ public final class RedisTokenStore implements TokenStore {
 
     /** The hash of the token's signed expiry minute and of the shard its first two id bytes pick. */
     private byte[] key(OneTimeToken token, byte[] id) {
+        return key(keys, shards, token, id);
+    }
+
+    /** The hash of a token, for {@code shards} token shards; shared with {@link RedisAtomicExecutor}. */
+    static byte[] key(RedisKeys keys, int shards, OneTimeToken token, byte[] id) {
         long bucket = Math.floorDiv(token.expiresAt().toEpochMilli(), BUCKET_MILLIS);
         int shard = (((id[0] & 0xFF) << 8) | (id[1] & 0xFF)) % shards;
         return keys.tokens(bucket, shard);
     }
 
     /** The 16 raw id bytes ({@link OneTimeToken} guarantees the canonical form, so ids never alias). */
-    private static byte[] id(OneTimeToken token) {
+    static byte[] id(OneTimeToken token) {
         return DECODER.decode(token.id());
     }
 }

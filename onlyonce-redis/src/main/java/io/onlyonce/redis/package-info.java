@@ -12,10 +12,59 @@
  * (2 s by default): it waits for its connection and its answer at most that long, whatever the
  * connection's own command timeout, and then throws {@link io.onlyonce.StoreUnavailableException}.
  *
- * <p>Every operation is one Lua script on exactly one key, so it is atomic and single-slot in a
- * Cluster. Scripts run with {@code EVALSHA}; a {@code NOSCRIPT} answer sends the script once more
- * with {@code EVAL}, which caches it again. Every Lettuce failure surfaces as
+ * <p>Every operation of the stores is one Lua script on exactly one key, so it is atomic and
+ * single-slot in a Cluster. Scripts run with {@code EVALSHA}; a {@code NOSCRIPT} answer sends the
+ * script once more with {@code EVAL}, which caches it again. Every Lettuce failure surfaces as
  * {@link io.onlyonce.StoreUnavailableException}.
+ *
+ * <h2>One script: the record and its effect</h2>
+ * When the effect of an idempotent request is itself a Redis script (take a unit of stock, mark
+ * the buyer, {@code XADD} the reservation), {@link io.onlyonce.redis.RedisAtomicExecutor} runs it in
+ * the same script call as its record: one {@code EVALSHA}, so there is no moment at which the effect
+ * has happened and the record does not say so, and no second round trip. The effect is a
+ * {@link io.onlyonce.redis.RedisEffect}, Lua written as a standalone script of its own
+ * {@code KEYS} and {@code ARGV}; the library wraps it as a local function and adds its own part
+ * around it. One call ({@link io.onlyonce.redis.AtomicCall}) does, in this order:
+ * <ol>
+ *   <li>optionally, a request-window hit on the key and with the semantics of
+ *     {@link io.onlyonce.redis.RedisWindowStore}: a hit while the window is open is counted and
+ *     answered {@link io.onlyonce.redis.AtomicOutcome.InWindow}; nothing else happens;</li>
+ *   <li>optionally, a one-time token as {@link io.onlyonce.redis.RedisTokenStore} keeps it, judged on
+ *     Redis's {@code TIME}: unknown, used or expired answers
+ *     {@link io.onlyonce.redis.AtomicOutcome.TokenRefused}, with the record under the call's key if
+ *     there is one (the first answer, when the key is derived from the token);</li>
+ *   <li>the record, as {@link io.onlyonce.redis.RedisIdempotencyStore} keeps it: a live one, in
+ *     progress or completed, answers {@link io.onlyonce.redis.AtomicOutcome.Existing} exactly as a
+ *     claim would (replay, in progress, or a mismatch by fingerprint), and the token stays as it
+ *     is;</li>
+ *   <li>the effect. {@code {'complete', status, body, [name, value]...}} writes the record completed
+ *     with that response (encoded in Lua byte for byte as
+ *     {@link io.onlyonce.store.StoredResponseCodec} encodes it, kept for the call's retention as
+ *     {@code PX}), consumes the token and answers
+ *     {@link io.onlyonce.redis.AtomicOutcome.Completed}. {@code {'decline', values...}} writes no
+ *     record, consumes the token unless the call says otherwise, and answers
+ *     {@link io.onlyonce.redis.AtomicOutcome.Declined} with the values.</li>
+ * </ol>
+ * The first hit of a window opens it whatever the call answers, except when the effect failed.
+ * Every write of the library follows the effect's answer; the effect itself must decide before it
+ * writes, because Redis does not roll back what a script wrote before an error. A Lua error in the
+ * effect, a command Redis refuses it, or an answer of another shape (a status outside 100 to 599, a
+ * header that {@link io.onlyonce.StoredResponse} would not take) throws
+ * {@link java.lang.IllegalStateException} naming the effect (a refusal that is the server's state,
+ * {@code OOM} or {@code READONLY}, is a {@link io.onlyonce.StoreUnavailableException}), and the
+ * library writes nothing: no record, no token consumed, no window opened. As in any script, the effect may read and write
+ * only the keys it is given.
+ *
+ * <p>The record, token and window keys are those of the stores with the same
+ * {@link io.onlyonce.redis.RedisStoreConfig}, so the stores see a fused call's record (a
+ * {@code find} replays it, a two-step {@code claim} finds it) and a fused call sees theirs. On a
+ * Redis Cluster every key of one call must hash to one slot: a call whose keys do not is refused
+ * with {@link java.lang.IllegalArgumentException} naming the keys and their slots, before anything
+ * is sent. Pin the record to the effect's slot with
+ * {@link io.onlyonce.redis.AtomicCall.Builder#recordSlot(String)} (the record key then carries the
+ * hash tag, see below) and name the effect's keys with the same tag. Token hashes and windows have
+ * keys of their own slots, so on a Cluster they join a call only when the key prefix holds a hash
+ * tag, which puts every key of the stores in one slot.
  *
  * <h2>Time: Redis's clock</h2>
  * No application clock takes part in any decision, so instances whose clocks differ by minutes
@@ -48,6 +97,16 @@
  *       fingerprint bytes, and for {@code D} the response in
  *       {@link io.onlyonce.store.StoredResponseCodec} form</td>
  *     <td>the lease while {@code R}, then the retention from completion</td>
+ *   </tr>
+ *   <tr>
+ *     <td>idempotency, pinned to a slot</td>
+ *     <td>{@code {prefix}i{tag}:{scope}:{name}}</td>
+ *     <td>as above; written by a fused call with
+ *       {@link io.onlyonce.redis.AtomicCall.Builder#recordSlot(String)}, read by
+ *       {@link io.onlyonce.redis.RedisAtomicExecutor#find(io.onlyonce.IdempotencyKey, String)}.
+ *       The braces around {@code tag} are literal: a Cluster hash tag, so the record shares the
+ *       slot of every key with <code>{tag}</code></td>
+ *     <td>as above</td>
  *   </tr>
  *   <tr>
  *     <td>token</td>

@@ -4,6 +4,7 @@ import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.onlyonce.StoreUnavailableException;
 import java.util.concurrent.CancellationException;
@@ -20,6 +21,8 @@ import org.jspecify.annotations.Nullable;
  * Cluster alike. The asynchronous API is used directly, and the caller waits on the future until its
  * deadline, then cancels it (a command not yet written is never sent): the semantics of Lettuce's
  * synchronous API, with a timeout of OnlyOnce's own, without its reflective dispatch on every call.
+ * On a Cluster connection, a call whose keys hash to several slots is refused with
+ * {@link IllegalArgumentException} before it is sent ({@link ClusterSlots}).
  */
 public final class LettuceScriptPort implements ScriptPort {
 
@@ -35,32 +38,34 @@ public final class LettuceScriptPort implements ScriptPort {
     @Override
     public @Nullable Object evalsha(String operation, String sha, Answer answer, byte[][] keys, byte[][] args, long deadline) {
         RedisClusterAsyncCommands<byte[], byte[]> commands = connection.commands(operation, deadline);
+        requireOneSlot(operation, commands, keys);
         return await(operation, commands.evalsha(sha, type(answer), keys, args), deadline);
     }
 
     @Override
     public @Nullable Object eval(String operation, byte[] source, Answer answer, byte[][] keys, byte[][] args, long deadline) {
         RedisClusterAsyncCommands<byte[], byte[]> commands = connection.commands(operation, deadline);
+        requireOneSlot(operation, commands, keys);
         return await(operation, commands.eval(source, type(answer), keys, args), deadline);
     }
 
     @Override
     public CompletableFuture<@Nullable Object> evalshaAsync(String operation, String sha, Answer answer, byte[][] keys,
             byte[][] args, long deadline) {
-        return send(operation, commands -> commands.evalsha(sha, type(answer), keys, args));
+        return send(operation, keys, commands -> commands.evalsha(sha, type(answer), keys, args));
     }
 
     @Override
     public CompletableFuture<@Nullable Object> evalAsync(String operation, byte[] source, Answer answer, byte[][] keys,
             byte[][] args, long deadline) {
-        return send(operation, commands -> commands.eval(source, type(answer), keys, args));
+        return send(operation, keys, commands -> commands.eval(source, type(answer), keys, args));
     }
 
     /**
      * Sends the command once the connection is there, without waiting for it: a call cancelled
      * (over budget) before then is never sent, and one cancelled after is cancelled in Lettuce.
      */
-    private CompletableFuture<@Nullable Object> send(String operation,
+    private CompletableFuture<@Nullable Object> send(String operation, byte[][] keys,
             Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<Object>> command) {
         CompletableFuture<@Nullable Object> result = new CompletableFuture<>();
         connection.commandsAsync(operation).whenComplete((commands, unavailable) -> {
@@ -71,7 +76,14 @@ public final class LettuceScriptPort implements ScriptPort {
             if (result.isDone()) {
                 return;
             }
-            RedisFuture<Object> sent = command.apply(commands);
+            RedisFuture<Object> sent;
+            try {
+                requireOneSlot(operation, commands, keys);
+                sent = command.apply(commands);
+            } catch (RuntimeException refused) {
+                result.completeExceptionally(refused);
+                return;
+            }
             result.whenComplete((ignored, failure) -> {
                 if (result.isCancelled()) {
                     sent.cancel(true);
@@ -94,6 +106,13 @@ public final class LettuceScriptPort implements ScriptPort {
             return new ScriptErrorReply(String.valueOf(e.getMessage()), e);
         }
         return cause instanceof StoreUnavailableException unavailable ? unavailable : new StoreUnavailableException(operation, cause);
+    }
+
+    /** On a Cluster connection, refuses keys of several slots before anything is sent. */
+    private static void requireOneSlot(String operation, RedisClusterAsyncCommands<byte[], byte[]> commands, byte[][] keys) {
+        if (keys.length > 1 && commands instanceof RedisAdvancedClusterAsyncCommands) {
+            ClusterSlots.requireOneSlot(operation, keys);
+        }
     }
 
     @Override

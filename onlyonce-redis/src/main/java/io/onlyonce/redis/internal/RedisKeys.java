@@ -32,6 +32,39 @@ public final class RedisKeys {
         return name.getBytes(StandardCharsets.UTF_8);
     }
 
+    /**
+     * {@code {prefix}i{tag}:{scope}:{name}}: the key of a record pinned to the Cluster slot of the
+     * hash tag {@code tag} (unless the prefix holds a hash tag of its own, which comes first), with
+     * scope and name escaped as in {@link #idempotency(IdempotencyKey)}. The brace right after
+     * {@code i} never follows {@code i} in an untagged key, so the two layouts never meet.
+     *
+     * @throws IllegalArgumentException when {@code tag} is empty or holds a brace or a control character
+     */
+    public byte[] idempotency(IdempotencyKey key, String tag) {
+        requireTag(tag);
+        String name = idempotencyPrefix.substring(0, idempotencyPrefix.length() - 1) + '{' + tag + "}:"
+                + escape(key.scope(), true) + ':' + escape(key.name(), false);
+        return name.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Checks a Cluster hash tag: not empty, without braces or control characters.
+     *
+     * @throws IllegalArgumentException when it is not one
+     */
+    public static String requireTag(String tag) {
+        if (tag == null || tag.isEmpty()) {
+            throw new IllegalArgumentException("a hash tag must not be empty");
+        }
+        for (int i = 0; i < tag.length(); i++) {
+            char c = tag.charAt(i);
+            if (c == '{' || c == '}' || Character.isISOControl(c)) {
+                throw new IllegalArgumentException("a hash tag must not contain braces or control characters: " + tag);
+            }
+        }
+        return tag;
+    }
+
     /** {@code {prefix}t:{bucket}:{shard}}. */
     public byte[] tokens(long bucket, int shard) {
         return (tokenPrefix + bucket + ':' + shard).getBytes(StandardCharsets.UTF_8);

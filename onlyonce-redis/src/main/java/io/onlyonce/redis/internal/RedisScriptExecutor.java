@@ -11,6 +11,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -35,12 +37,31 @@ import org.jspecify.annotations.Nullable;
  * from Redis for another type, or {@value #CORRUPT} from the scripts' own checks. Both become a
  * {@link StoreUnavailableException} whose cause is a {@link CorruptValueException} naming the key.
  *
+ * <p>Two failures are the caller's, not the store's: a script of several keys whose keys span
+ * Cluster slots is refused with {@link IllegalArgumentException} before it is sent, and a script
+ * whose user-written part failed ({@value #SCRIPT_FAILED}) or that does not compile throws
+ * {@link IllegalStateException}.
+ *
  * <p>Thread-safe, as the ports are.
  */
 public final class RedisScriptExecutor {
 
-    /** The error code the scripts answer when a key holds a value they did not write. */
+    /**
+     * The error code the scripts answer when a key holds a value they did not write. A script with
+     * several keys names the key by its 1-based index right after it: {@code ONLYONCE_CORRUPT #2 ...}.
+     */
     public static final String CORRUPT = "ONLYONCE_CORRUPT";
+    /**
+     * The error code of a script whose user-written part failed (a Lua error, a refused command, an
+     * answer of the wrong shape): an {@link IllegalStateException}, not an unavailable store.
+     */
+    public static final String SCRIPT_FAILED = "ONLYONCE_EFFECT";
+    /** The start of the error Redis answers for a script that does not compile. */
+    public static final String NOT_COMPILED = "ERR Error compiling script";
+    /** The key index after {@link #CORRUPT} in the answer of a script with several keys. */
+    private static final Pattern KEY_INDEX = Pattern.compile("#([0-9]{1,4}) ");
+    /** Where Redis says an error raised in a script came from, after the error's own text. */
+    private static final Pattern SCRIPT_LOCATION = Pattern.compile("\\s*script: [0-9a-f]{40}, on @user_script:[0-9]+\\.$");
 
     private final ScriptPort port;
     private final long budgetNanos;
@@ -85,6 +106,32 @@ public final class RedisScriptExecutor {
     }
 
     /**
+     * {@link #runForList} of a script with several keys, which in a Cluster must hash to one slot
+     * (refused with {@link IllegalArgumentException} before anything is sent otherwise). An error
+     * reply with {@link #SCRIPT_FAILED} or {@link #NOT_COMPILED} throws {@link IllegalStateException}.
+     */
+    @SuppressWarnings("unchecked")
+    public List<@Nullable Object> runForList(String operation, LuaScript script, byte[][] keys, byte[]... args) {
+        Object result = StoreBudget.call(operation, () -> runWithin(operation, script, ScriptPort.Answer.MULTI, keys, args));
+        if (!(result instanceof List<?> list)) {
+            throw new StoreUnavailableException(operation, new IllegalStateException("script answered no array"));
+        }
+        return (List<@Nullable Object>) list;
+    }
+
+    /** {@link #runForList(String, LuaScript, byte[][], byte[][])} without blocking, failing as {@link #runForIntegerAsync} does. */
+    @SuppressWarnings("unchecked")
+    public CompletableFuture<List<@Nullable Object>> runForListAsync(String operation, LuaScript script, byte[][] keys,
+            byte[]... args) {
+        return runAsync(operation, script, ScriptPort.Answer.MULTI, keys, args).thenApply(result -> {
+            if (!(result instanceof List<?> list)) {
+                throw new StoreUnavailableException(operation, new IllegalStateException("script answered no array"));
+            }
+            return (List<@Nullable Object>) list;
+        });
+    }
+
+    /**
      * {@link #runForInteger} without blocking: the stage fails with {@link StoreUnavailableException}
      * as the blocking call would throw it, also when the call's budget runs out (the command is then
      * cancelled).
@@ -116,12 +163,11 @@ public final class RedisScriptExecutor {
     }
 
     private @Nullable Object run(String operation, LuaScript script, ScriptPort.Answer answer, byte[] key, byte[][] args) {
-        return StoreBudget.call(operation, () -> runWithin(operation, script, answer, key, args));
+        return StoreBudget.call(operation, () -> runWithin(operation, script, answer, new byte[][] {key}, args));
     }
 
-    private @Nullable Object runWithin(String operation, LuaScript script, ScriptPort.Answer answer, byte[] key,
+    private @Nullable Object runWithin(String operation, LuaScript script, ScriptPort.Answer answer, byte[][] keys,
             byte[][] args) {
-        byte[][] keys = {key};
         long deadline = StoreBudget.deadline(operation, budgetNanos);
         try {
             try {
@@ -133,13 +179,17 @@ public final class RedisScriptExecutor {
                 return port.eval(operation, script.source(), answer, keys, args, deadline);
             }
         } catch (ScriptErrorReply e) {
-            throw unavailable(operation, key, e);
+            throw unavailable(operation, keys, e);
         }
     }
 
     private CompletableFuture<@Nullable Object> runAsync(String operation, LuaScript script, ScriptPort.Answer answer,
             byte[] key, byte[][] args) {
-        byte[][] keys = {key};
+        return runAsync(operation, script, answer, new byte[][] {key}, args);
+    }
+
+    private CompletableFuture<@Nullable Object> runAsync(String operation, LuaScript script, ScriptPort.Answer answer,
+            byte[][] keys, byte[][] args) {
         long deadline = System.nanoTime() + budgetNanos;
         CompletableFuture<@Nullable Object> result = new CompletableFuture<>();
         AtomicReference<@Nullable CompletableFuture<@Nullable Object>> inFlight = new AtomicReference<>();
@@ -155,11 +205,11 @@ public final class RedisScriptExecutor {
                     if (failed == null) {
                         result.complete(reloaded);
                     } else {
-                        result.completeExceptionally(translate(operation, key, cause(failed)));
+                        result.completeExceptionally(translate(operation, keys, cause(failed)));
                     }
                 });
             } else {
-                result.completeExceptionally(translate(operation, key, cause(failure)));
+                result.completeExceptionally(translate(operation, keys, cause(failure)));
             }
         });
         CompletableFuture<@Nullable Object> budgeted = new CompletableFuture<>();
@@ -188,19 +238,42 @@ public final class RedisScriptExecutor {
     }
 
     /** The {@link StoreUnavailableException} the blocking call throws for {@code failure}. */
-    private static RuntimeException translate(String operation, byte[] key, Throwable failure) {
+    private static RuntimeException translate(String operation, byte[][] keys, Throwable failure) {
         if (failure instanceof ScriptErrorReply reply) {
-            return unavailable(operation, key, reply);
+            return unavailable(operation, keys, reply);
+        }
+        if (failure instanceof IllegalArgumentException refused) {
+            return refused;
         }
         return failure instanceof StoreUnavailableException unavailable ? unavailable : new StoreUnavailableException(operation, failure);
     }
 
-    /** An error reply as {@link StoreUnavailableException}: a value the stores did not write names its key. */
-    private static StoreUnavailableException unavailable(String operation, byte[] key, ScriptErrorReply e) {
+    /**
+     * An error reply as {@link StoreUnavailableException}: a value the stores did not write names its
+     * key (the first key, or the one a {@code #n} after the code picks); the failure of a script's
+     * user-written part is an {@link IllegalStateException}.
+     */
+    private static RuntimeException unavailable(String operation, byte[][] keys, ScriptErrorReply e) {
         String message = String.valueOf(e.getMessage());
         Throwable cause = e.getCause() == null ? e : e.getCause();
+        if (message.startsWith(SCRIPT_FAILED)) {
+            return new IllegalStateException(operation + " failed: " + message.substring(SCRIPT_FAILED.length()).trim(), cause);
+        }
+        if (message.startsWith(NOT_COMPILED)) {
+            return new IllegalStateException(operation + " does not compile: " + message, cause);
+        }
         if (message.startsWith(CORRUPT) || message.startsWith("WRONGTYPE")) {
             String reason = message.startsWith(CORRUPT) ? message.substring(CORRUPT.length()).trim() : "another Redis type";
+            byte[] key = keys[0];
+            Matcher index = KEY_INDEX.matcher(reason);
+            if (index.lookingAt()) {
+                int i = Integer.parseInt(index.group(1)) - 1;
+                if (i >= 0 && i < keys.length) {
+                    key = keys[i];
+                }
+                reason = reason.substring(index.end());
+            }
+            reason = SCRIPT_LOCATION.matcher(reason).replaceFirst("");
             return new StoreUnavailableException(operation, new CorruptValueException(text(key), reason, cause));
         }
         return new StoreUnavailableException(operation, cause);

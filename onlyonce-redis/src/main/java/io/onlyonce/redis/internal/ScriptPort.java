@@ -13,7 +13,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>An implementation answers within the deadline or throws: an error reply from Redis (including
  * {@code NOSCRIPT}) as {@link ScriptErrorReply}, every other failure (no connection, timeout, a
- * closed client) as {@link io.onlyonce.StoreUnavailableException}. Thread-safe.
+ * closed client) as {@link io.onlyonce.StoreUnavailableException}. A script may have several keys;
+ * on a Cluster connection, keys that do not all hash to one slot are refused with
+ * {@link IllegalArgumentException} before anything is sent ({@link ClusterSlots}). Thread-safe.
  */
 public interface ScriptPort extends AutoCloseable {
 

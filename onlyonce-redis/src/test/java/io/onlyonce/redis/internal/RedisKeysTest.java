@@ -37,6 +37,31 @@ class RedisKeysTest {
     }
 
     @Test
+    void aTaggedRecordKeyHashesByItsTagAndNeverMeetsAnUntaggedOne() {
+        IdempotencyKey key = new IdempotencyKey("POST /orders/{id}", "k");
+        String tagged = new String(keys.idempotency(key, "sale:42"), StandardCharsets.UTF_8);
+        assertThat(tagged).isEqualTo("oo:i{sale:42}:POST /orders/%7Bid%7D:k");
+        assertThat(io.lettuce.core.cluster.SlotHash.getSlot(tagged.getBytes(StandardCharsets.UTF_8)))
+                .isEqualTo(io.lettuce.core.cluster.SlotHash.getSlot("{sale:42}:stock".getBytes(StandardCharsets.UTF_8)));
+        assertThat(tagged).doesNotStartWith("oo:i:");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> keys.idempotency(key, ""))
+                .isInstanceOf(IllegalArgumentException.class);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> keys.idempotency(key, "a}b"))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void keysOfSeveralClusterSlotsAreRefusedWithTheirSlots() {
+        byte[][] same = {"{t}a".getBytes(StandardCharsets.UTF_8), "{t}b".getBytes(StandardCharsets.UTF_8)};
+        ClusterSlots.requireOneSlot("op", same);
+        byte[][] spread = {"a".getBytes(StandardCharsets.UTF_8), "b".getBytes(StandardCharsets.UTF_8)};
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ClusterSlots.requireOneSlot("op", spread))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("a (slot 15495)")
+                .hasMessageContaining("b (slot 3300)");
+    }
+
+    @Test
     void tokenAndWindowKeys() {
         assertThat(new String(keys.tokens(29_933_346, 564), StandardCharsets.UTF_8)).isEqualTo("oo:t:29933346:564");
         Fingerprint fingerprint = Fingerprint.of("x");

@@ -2,6 +2,8 @@ package io.onlyonce.redis.springdata.internal;
 
 import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.redis.RedisEvictionPolicy;
+import io.onlyonce.redis.internal.ClusterSlots;
+import io.onlyonce.redis.internal.RedisScriptExecutor;
 import io.onlyonce.redis.internal.ScriptErrorReply;
 import io.onlyonce.redis.internal.ScriptPort;
 import java.util.ArrayList;
@@ -39,14 +41,19 @@ import org.springframework.data.redis.connection.ReturnType;
  * {@link StoreUnavailableException} and leaves the thread to wait for the client's own timeout. A
  * call still queued when its deadline has passed is never sent. At most {@code threads} calls wait
  * on Redis at once; when all of them are stuck and {@code threads} more are queued, a call is
- * refused at once. Nothing connects before the first call.
+ * refused at once. Nothing connects before the first call. On a Cluster connection, a call whose
+ * keys hash to several slots is refused with {@link IllegalArgumentException} before it is sent.
  */
 public final class SpringDataScriptPort implements ScriptPort {
 
     private static final System.Logger LOG = System.getLogger(SpringDataScriptPort.class.getName());
     private static final AtomicInteger POOLS = new AtomicInteger();
-    /** The error replies the stores act on: a lost script cache, and values the stores did not write. */
-    private static final List<String> REPLY_CODES = List.of("NOSCRIPT", "ONLYONCE_CORRUPT", "WRONGTYPE");
+    /**
+     * The error replies the stores act on: a lost script cache, values the stores did not write, and
+     * the failure of a script's user-written part (an effect of {@code RedisAtomicExecutor}).
+     */
+    private static final List<String> REPLY_CODES = List.of("NOSCRIPT", RedisScriptExecutor.CORRUPT, "WRONGTYPE",
+            RedisScriptExecutor.SCRIPT_FAILED, RedisScriptExecutor.NOT_COMPILED);
 
     private final RedisConnectionFactory factory;
     private final Consumer<? super String> evictionWarning;
@@ -78,15 +85,19 @@ public final class SpringDataScriptPort implements ScriptPort {
     @Override
     public @Nullable Object evalsha(String operation, String sha, Answer answer, byte[][] keys, byte[][] args, long deadline) {
         byte[][] keysAndArgs = concat(keys, args);
-        return call(operation, deadline, connection ->
-                connection.scriptingCommands().evalSha(sha, type(answer), keys.length, keysAndArgs));
+        return call(operation, deadline, connection -> {
+            requireOneSlot(operation, connection, keys);
+            return connection.scriptingCommands().evalSha(sha, type(answer), keys.length, keysAndArgs);
+        });
     }
 
     @Override
     public @Nullable Object eval(String operation, byte[] source, Answer answer, byte[][] keys, byte[][] args, long deadline) {
         byte[][] keysAndArgs = concat(keys, args);
-        return call(operation, deadline, connection ->
-                connection.scriptingCommands().eval(source, type(answer), keys.length, keysAndArgs));
+        return call(operation, deadline, connection -> {
+            requireOneSlot(operation, connection, keys);
+            return connection.scriptingCommands().eval(source, type(answer), keys.length, keysAndArgs);
+        });
     }
 
     @Override
@@ -138,7 +149,17 @@ public final class SpringDataScriptPort implements ScriptPort {
             Thread.currentThread().interrupt();
             throw new StoreUnavailableException(operation + " (interrupted)", e);
         } catch (ExecutionException e) {
+            if (e.getCause() instanceof IllegalArgumentException refused) {
+                throw refused;
+            }
             throw failure(operation, e.getCause() == null ? e : e.getCause());
+        }
+    }
+
+    /** On a Cluster connection, refuses keys of several slots before anything is sent. */
+    private static void requireOneSlot(String operation, RedisConnection connection, byte[][] keys) {
+        if (keys.length > 1 && connection instanceof RedisClusterConnection) {
+            ClusterSlots.requireOneSlot(operation, keys);
         }
     }
 

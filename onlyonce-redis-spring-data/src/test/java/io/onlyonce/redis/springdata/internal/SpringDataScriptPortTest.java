@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.onlyonce.Fingerprint;
 import io.onlyonce.IdempotencyKey;
 import io.onlyonce.StoreUnavailableException;
+import io.onlyonce.redis.AtomicCall;
+import io.onlyonce.redis.RedisAtomicExecutor;
+import io.onlyonce.redis.RedisEffect;
 import io.onlyonce.redis.RedisIdempotencyStore;
 import io.onlyonce.redis.RedisStoreConfig;
 import io.onlyonce.redis.RedisStoreConnection;
@@ -18,6 +21,7 @@ import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.RedisSystemException;
+import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisScriptingCommands;
@@ -69,13 +73,43 @@ class SpringDataScriptPortTest {
         assertThat(sent).containsExactly("evalSha");
     }
 
+    @Test
+    void onAClusterKeysOfSeveralSlotsAreRefusedBeforeAnythingIsSent() {
+        RedisAtomicExecutor atomic = RedisAtomicExecutor.of(connection(name -> List.of(), RedisClusterConnection.class), CONFIG);
+        RedisEffect effect = RedisEffect.of("effect", "return {'decline'}");
+        assertThatThrownBy(() -> atomic.run(AtomicCall.of(KEY, Fingerprint.of("a"), Duration.ofMinutes(1), effect)
+                .keys("elsewhere").build()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("oo:i:NOSCRIPT:WRONGTYPE (slot ")
+                .hasMessageContaining("elsewhere (slot ");
+        assertThat(sent).isEmpty();
+    }
+
+    @Test
+    void aFailedEffectIsAnIllegalState() {
+        RedisAtomicExecutor atomic = RedisAtomicExecutor.of(connection(name -> {
+            throw new RedisSystemException("Error in execution",
+                    new IllegalStateException("ONLYONCE_EFFECT user_script:1: boom"));
+        }, RedisConnection.class), CONFIG);
+        RedisEffect effect = RedisEffect.of("effect", "error('boom')");
+        assertThatThrownBy(() -> atomic.run(AtomicCall.of(KEY, Fingerprint.of("a"), Duration.ofMinutes(1), effect).build()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("atomic effect failed: user_script:1: boom");
+        assertThat(sent).containsExactly("evalSha");
+    }
+
     /** A store over a factory whose scripting commands answer {@code answer} (by method name) and record each call. */
     private RedisIdempotencyStore store(Function<String, Object> answer) {
+        return RedisIdempotencyStore.of(connection(answer, RedisConnection.class), CONFIG);
+    }
+
+    /** A connection whose factory hands out a {@code type} whose scripting commands answer {@code answer}. */
+    private RedisStoreConnection connection(Function<String, Object> answer, Class<? extends RedisConnection> type) {
         RedisScriptingCommands scripting = proxy(RedisScriptingCommands.class, name -> {
             sent.add(name);
             return answer.apply(name);
         });
-        RedisConnection connection = proxy(RedisConnection.class, name -> switch (name) {
+        RedisConnection connection = proxy(type, name -> switch (name) {
             case "scriptingCommands" -> scripting;
             case "close" -> null;
             default -> throw new UnsupportedOperationException(name);
@@ -84,7 +118,7 @@ class SpringDataScriptPortTest {
             case "getConnection" -> connection;
             default -> throw new UnsupportedOperationException(name);
         });
-        return RedisIdempotencyStore.of(RedisStoreConnection.of(new SpringDataScriptPort(factory, 2, warning -> { })), CONFIG);
+        return RedisStoreConnection.of(new SpringDataScriptPort(factory, 2, warning -> { }));
     }
 
     @SuppressWarnings("unchecked")

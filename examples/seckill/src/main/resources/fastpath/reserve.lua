@@ -1,28 +1,36 @@
--- One purchase, decided atomically: the buyer's one-per-sale mark, the stock decrement (never below
--- zero) and the reservation queued on the sale's stream, all or nothing.
+-- One purchase, decided atomically with its idempotency record, its one-time token and its request
+-- window (RedisAtomicExecutor runs this effect in the same script): the buyer's one-per-sale mark,
+-- the stock decrement (never below zero), the reservation queued on the sale's stream and the 202
+-- answer that is stored and replayed, all or nothing.
 -- KEYS: epoch, stock, buyers, queue, version
--- ARGV: productId, quantity, userId, reservation suffix, activityId
--- Returns {'RESERVED', id} | {'DUPLICATE', id of the buyer's reservation} | {'SOLD_OUT'} |
---         {'NO_PRODUCT'} | {'NOT_LOADED'}
+-- ARGV: productId, quantity, userId, reservation suffix, activityId, deadline (Redis time, ms)
+-- Answers {'complete', 202, body, headers...} | {'decline', 'DUPLICATE', the buyer's mark} |
+--         {'decline', 'SOLD_OUT'} | {'decline', 'NO_PRODUCT'} | {'decline', 'NOT_LOADED'} |
+--         {'decline', 'LATE'} (the caller has already answered: Redis ran this after its budget)
+local now = redis.call('TIME')
+if tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) > tonumber(ARGV[6]) then
+  return {'decline', 'LATE'}
+end
 local epoch = redis.call('GET', KEYS[1])
 if not epoch then
-  return {'NOT_LOADED'}
+  return {'decline', 'NOT_LOADED'}
 end
 local existing = redis.call('HGET', KEYS[3], ARGV[3])
 if existing then
-  return {'DUPLICATE', existing}
+  return {'decline', 'DUPLICATE', existing}
 end
 local left = tonumber(redis.call('HGET', KEYS[2], ARGV[1]))
 if not left then
-  return {'NO_PRODUCT'}
+  return {'decline', 'NO_PRODUCT'}
 end
 local quantity = tonumber(ARGV[2])
 if left < quantity then
-  return {'SOLD_OUT'}
+  return {'decline', 'SOLD_OUT'}
 end
 redis.call('HINCRBY', KEYS[2], ARGV[1], -quantity)
 local id = ARGV[5] .. '-' .. epoch .. '-' .. ARGV[3] .. '-' .. ARGV[4]
 redis.call('HSET', KEYS[3], ARGV[3], id)
 redis.call('XADD', KEYS[4], '*', 'r', id, 'u', ARGV[3], 'p', ARGV[1], 'q', ARGV[2])
 redis.call('INCR', KEYS[5])
-return {'RESERVED', id}
+return {'complete', 202, '{"reservationId":"' .. id .. '","status":"QUEUED","orderNo":null,"reason":null}',
+  'Content-Type', 'application/json', 'Location', '/api/seckill/reservations/' .. id}

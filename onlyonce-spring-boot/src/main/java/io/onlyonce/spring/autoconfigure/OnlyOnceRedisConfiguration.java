@@ -1,5 +1,7 @@
 package io.onlyonce.spring.autoconfigure;
 
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.onlyonce.redis.RedisAtomicExecutor;
 import io.onlyonce.redis.RedisEvictionPolicy;
 import io.onlyonce.redis.RedisIdempotencyStore;
 import io.onlyonce.redis.RedisStoreConfig;
@@ -7,6 +9,7 @@ import io.onlyonce.redis.RedisStoreConnection;
 import io.onlyonce.redis.RedisTokenStore;
 import io.onlyonce.redis.RedisWindowStore;
 import io.onlyonce.redis.springdata.SpringDataRedisStoreConnection;
+import io.onlyonce.spring.resilience.CircuitBreakerAtomicExecutor;
 import io.onlyonce.spring.resilience.StoreProbes;
 import io.onlyonce.spring.web.RequestStoreBudgetFilter;
 import io.onlyonce.store.IdempotencyStore;
@@ -147,5 +150,27 @@ class OnlyOnceRedisConfiguration {
     @ConditionalOnBean(RedisStoreConnection.class)
     WindowStore onlyOnceWindowStore(RedisStoreConnection onlyOnceRedisConnection, RedisStoreConfig config) {
         return RedisWindowStore.of(onlyOnceRedisConnection, config);
+    }
+
+    /**
+     * Effects that are Redis scripts, run in one script call with their record, token and window;
+     * on the stores' connection and settings, so the stores see what a call did.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(RedisStoreConnection.class)
+    RedisAtomicExecutor onlyOnceRedisAtomicExecutor(RedisStoreConnection onlyOnceRedisConnection, RedisStoreConfig config) {
+        return RedisAtomicExecutor.of(onlyOnceRedisConnection, config);
+    }
+
+    /** The same, through the idempotency store's circuit breaker and the request's store budget. */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(RedisAtomicExecutor.class)
+    CircuitBreakerAtomicExecutor onlyOnceGuardedAtomicExecutor(RedisAtomicExecutor onlyOnceRedisAtomicExecutor,
+            OnlyOnceProperties properties, CircuitBreakerRegistry breakers) {
+        return new CircuitBreakerAtomicExecutor(onlyOnceRedisAtomicExecutor, properties.circuitBreaker().enabled()
+                ? breakers.circuitBreaker(OnlyOnceAutoConfiguration.IDEMPOTENCY_BREAKER)
+                : null);
     }
 }

@@ -5,6 +5,7 @@ import io.onlyonce.engine.IdempotencyEngine;
 import io.onlyonce.spring.Idempotent;
 import io.onlyonce.spring.PrincipalResolver;
 import io.onlyonce.spring.dedup.DedupRules;
+import io.onlyonce.spring.dedup.DeferredWindow;
 import io.onlyonce.spring.dedup.RequestDedupFilter;
 import io.onlyonce.spring.method.CallerPrincipal;
 import io.onlyonce.spring.method.MethodSettings;
@@ -193,11 +194,12 @@ class OnlyOnceWebConfiguration {
         @ConditionalOnMissingBean(name = "onlyOnceDedupFilter")
         FilterRegistrationBean<RequestDedupFilter> onlyOnceDedupFilter(DedupRules rules, ObjectProvider<WindowStore> windowStores,
                 PrincipalResolver principals, OnlyOnceStatistics statistics, OnlyOnceProblems problems,
-                CircuitBreakerRegistry breakers, OnlyOnceProperties properties) {
+                CircuitBreakerRegistry breakers, OnlyOnceProperties properties,
+                ObjectProvider<DeferredWindow.Deferral> deferral) {
             WindowStore windows = OnlyOnceAutoConfiguration.requireStore(windowStores, WindowStore.class, properties);
             RequestDedupFilter filter = new RequestDedupFilter(rules,
                     OnlyOnceAutoConfiguration.guardedWindows(windows, properties, breakers), principals, statistics,
-                    problems, properties.key().maxBodySize().toBytes());
+                    problems, properties.key().maxBodySize().toBytes(), deferral.getIfUnique());
             FilterRegistrationBean<RequestDedupFilter> registration = new FilterRegistrationBean<>(filter);
             registration.setOrder(DEDUP_FILTER_ORDER);
             return registration;

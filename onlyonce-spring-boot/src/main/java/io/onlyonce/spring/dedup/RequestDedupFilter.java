@@ -66,10 +66,23 @@ public final class RequestDedupFilter extends OncePerRequestFilter {
     private final OutcomeRecorder recorder;
     private final OnlyOnceProblems problems;
     private final long maxBodySize;
+    private final DeferredWindow.@Nullable Deferral deferral;
+    private volatile boolean warnedUntaken;
 
     /** @param maxBodySize the largest body fingerprinted; a larger one is refused with 413 */
     public RequestDedupFilter(DedupRules rules, WindowStore windows, PrincipalResolver principals,
             OutcomeRecorder recorder, OnlyOnceProblems problems, long maxBodySize) {
+        this(rules, windows, principals, recorder, problems, maxBodySize, null);
+    }
+
+    /**
+     * @param maxBodySize the largest body fingerprinted; a larger one is refused with 413
+     * @param deferral the requests whose handler checks the window itself ({@link DeferredWindow}), or null for none
+     */
+    public RequestDedupFilter(DedupRules rules, WindowStore windows, PrincipalResolver principals,
+            OutcomeRecorder recorder, OnlyOnceProblems problems, long maxBodySize,
+            DeferredWindow.@Nullable Deferral deferral) {
+        this.deferral = deferral;
         this.rules = rules;
         this.windows = windows;
         this.principals = principals;
@@ -102,6 +115,11 @@ public final class RequestDedupFilter extends OncePerRequestFilter {
                 chain.doFilter(body, response);
                 return;
             }
+            if (deferral != null && deferral.defers(request)) {
+                deferred(request, response, chain, body, new DeferredWindow(fingerprint, rule.rule().window(), endpoint,
+                        recorder), rule);
+                return;
+            }
             WindowHit hit;
             try {
                 hit = windows.hit(fingerprint, rule.rule().window());
@@ -123,6 +141,23 @@ public final class RequestDedupFilter extends OncePerRequestFilter {
             }
             recorder.record(OutcomeRecorder.LAYER_GATEWAY, "window_duplicate", endpoint);
             reject(request, response, ProblemType.DUPLICATE_REQUEST, hit.retryAfterSeconds());
+        }
+    }
+
+    /** The handler checks the window (in its own store call); a refused request still gives it back. */
+    private void deferred(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
+            DigestingRequest body, DeferredWindow window, DedupRules.Compiled rule) throws ServletException, IOException {
+        body.setAttribute(DeferredWindow.ATTRIBUTE, window);
+        chain.doFilter(body, response);
+        if (request.isAsyncStarted()) {
+            return;
+        }
+        if (window.opened() && REFUSED.contains(response.getStatus())) {
+            release(window.fingerprint(), window.endpoint());
+        } else if (!window.taken() && response.getStatus() < 300 && !warnedUntaken) {
+            warnedUntaken = true;
+            log.warn("the request window of {} (rule {}) was deferred to its handler, which did not check it: "
+                    + "such requests pass without a window", window.endpoint(), rule.rule().pattern());
         }
     }
 

@@ -91,6 +91,26 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
         }
     }
 
+    /**
+     * Has this filter answer {@code rejection} for a handler that decided without {@code @Idempotent}
+     * (with {@code RedisAtomicExecutor}, say): a replay byte for byte with {@code Idempotent-Replayed},
+     * a problem as every refusal of OnlyOnce's, in both cases past the application's converters,
+     * advice and exception handlers. Throw what it returns.
+     */
+    public static OnlyOnceRejection answer(HttpServletRequest request, OnlyOnceRejection rejection) {
+        StoredResponse replay = rejection.replayedResponse();
+        if (replay != null) {
+            CapturingResponse capture = capturingResponse(request);
+            if (capture != null && !capture.isCapturing() && !capture.isCommitted()) {
+                capture.startCapture();
+            }
+            request.setAttribute(REPLAY, replay);
+        } else {
+            remember(request, rejection);
+        }
+        return rejection;
+    }
+
     @Override
     protected boolean shouldNotFilterAsyncDispatch() {
         return false;

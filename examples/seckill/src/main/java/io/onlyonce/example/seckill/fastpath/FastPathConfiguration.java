@@ -13,7 +13,16 @@ import io.onlyonce.spring.metrics.OnlyOnceStatistics;
 import java.time.Clock;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.beans.factory.annotation.Value;
+import io.onlyonce.redis.RedisStoreConfig;
+import io.onlyonce.spring.autoconfigure.OnlyOnceProperties;
+import io.onlyonce.spring.dedup.DeferredWindow;
+import io.onlyonce.spring.resilience.CircuitBreakerAtomicExecutor;
+import io.onlyonce.token.TokenService;
+import org.springframework.beans.factory.ObjectProvider;
+import org.jspecify.annotations.Nullable;
 import org.springframework.context.annotation.Bean;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -75,8 +84,46 @@ public class FastPathConfiguration {
     @Bean
     Reservations reservations(RedisStock stock, StockReconciler reconciler, ReservationRepository repository,
             ActivityRepository activities, SeckillProperties properties, Clock clock, MeterRegistry registry,
-            OnlyOnceStatistics statistics) {
-        return new Reservations(stock, reconciler, repository, activities, properties, clock, registry, statistics);
+            OnlyOnceStatistics statistics, ObjectProvider<CircuitBreakerAtomicExecutor> atomic, TokenService tokens,
+            OnlyOnceProperties onlyOnce, ObjectProvider<RedisStoreConfig> redis, RedisConnectionFactory factory) {
+        CircuitBreakerAtomicExecutor executor = atomic.getIfAvailable();
+        RedisStoreConfig config = redis.getIfAvailable();
+        if (executor == null || config == null) {
+            throw new IllegalStateException("seckill.fast-path.enabled needs onlyonce.store=redis (the redis profile): "
+                    + "a purchase is decided in one Redis script with its token and record");
+        }
+        if (factory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware()) {
+            requireOneSlot(onlyOnce.redis().keyPrefix(), properties.fastPath().keyPrefix());
+        }
+        return new Reservations(stock, reconciler, repository, activities, properties, clock, registry, statistics,
+                executor, tokens, onlyOnce.key().retention(), config.commandTimeout(), onlyOnce.key().unavailableRetryAfter());
+    }
+
+    /**
+     * On a Redis Cluster one script touches one slot: the stores' keys (record, token, window) and
+     * the sale's keys must then share a hash tag, given by both key prefixes.
+     */
+    static void requireOneSlot(String storePrefix, String fastPathPrefix) {
+        String tag = hashTag(storePrefix);
+        if (tag == null || !tag.equals(hashTag(fastPathPrefix))) {
+            throw new IllegalStateException("on a Redis Cluster, seckill.fast-path.enabled needs onlyonce.redis.key-prefix ("
+                    + storePrefix + ") and seckill.fast-path.key-prefix (" + fastPathPrefix + ") to start with the same"
+                    + " hash tag, such as {seckill}oo: and {seckill}fast: (a purchase is one script over both)");
+        }
+    }
+
+    /** The key's hash tag as Redis Cluster reads it: the text between the first '{' and the next '}', if not empty. */
+    static @Nullable String hashTag(String key) {
+        int open = key.indexOf('{');
+        int close = open < 0 ? -1 : key.indexOf('}', open + 1);
+        return close > open + 1 ? key.substring(open + 1, close) : null;
+    }
+
+    /** A purchase checks its request window in its own script call (the other requests of the rule as before). */
+    @Bean
+    DeferredWindow.Deferral purchaseWindowInScript() {
+        return request -> "POST".equals(request.getMethod()) && FastPathOrderController.PURCHASE
+                .matcher(request.getRequestURI()).matches();
     }
 
     @Bean

@@ -10,6 +10,9 @@ import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.ClassPathResource;
+import io.onlyonce.redis.AtomicCall;
+import io.onlyonce.redis.RedisEffect;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -26,7 +29,6 @@ public class RedisStock {
     /** The consumer group every instance's consumers share. */
     static final String GROUP = "writers";
 
-    private static final RedisScript<List> RESERVE = script("reserve", List.class);
     private static final RedisScript<List> TAKE = script("take", List.class);
     private static final RedisScript<Long> SETTLE = script("settle", Long.class);
     private static final RedisScript<Long> GIVE_BACK = script("give-back", Long.class);
@@ -47,52 +49,45 @@ public class RedisStock {
      * (and re-hashes it) under a lock on every call, which serialises every purchase.
      */
     private static <T> RedisScript<T> script(String name, Class<T> type) {
+        return RedisScript.of(source(name), type);
+    }
+
+    private static String source(String name) {
         try (InputStream in = new ClassPathResource("fastpath/" + name + ".lua").getInputStream()) {
-            return RedisScript.of(new String(in.readAllBytes(), StandardCharsets.UTF_8), type);
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException("fastpath/" + name + ".lua is missing from the classpath", e);
         }
     }
 
-    /** The outcome of {@link #reserve}. */
-    public sealed interface Reservation {
+    /**
+     * One purchase as an effect of {@code RedisAtomicExecutor}: the buyer's mark, the stock, the queue
+     * and the stored 202 answer, atomically with the purchase's record, token and window. Its keys and
+     * arguments come from {@link #purchase}.
+     */
+    static final RedisEffect RESERVE = RedisEffect.of("reserve", source("reserve"));
 
-        /** Reserved now. */
-        record Reserved(ReservationId id) implements Reservation {
-        }
-
-        /** The buyer already holds a reservation (or a live order) of this sale. */
-        record AlreadyReserved(String mark) implements Reservation {
-        }
-
-        /** No unit left. */
-        record SoldOut() implements Reservation {
-        }
-
-        /** The sale has no such product in Redis. */
-        record NoProduct() implements Reservation {
-        }
-
-        /** Redis does not hold the sale (not loaded yet, or lost): load it and try again. */
-        record NotLoaded() implements Reservation {
-        }
+    /**
+     * Adds a purchase's keys and arguments to a call of {@link #RESERVE}.
+     *
+     * @param deadline the Redis time (ms) after which the purchase is declined {@code LATE}: its
+     *     caller has given up on it by then
+     */
+    AtomicCall.Builder purchase(AtomicCall.Builder call, long activityId, long productId, int quantity, long userId,
+            long deadline) {
+        Keys k = keys(activityId);
+        return call.keys(k.epoch(), k.stock(), k.buyers(), k.queue(), k.version())
+                .args(Long.toString(productId), Integer.toString(quantity), Long.toString(userId),
+                        TsidCreator.getTsid().toString(), Long.toString(activityId), Long.toString(deadline));
     }
 
-    /** One purchase: the buyer's mark, the stock and the queue, atomically. */
-    public Reservation reserve(long activityId, long productId, int quantity, long userId) {
-        Keys k = keys(activityId);
-        List<?> result = redis.execute(RESERVE, List.of(k.epoch(), k.stock(), k.buyers(), k.queue(), k.version()),
-                Long.toString(productId), Integer.toString(quantity), Long.toString(userId),
-                TsidCreator.getTsid().toString(), Long.toString(activityId));
-        String verdict = String.valueOf(result.get(0));
-        return switch (verdict) {
-            case "RESERVED" -> new Reservation.Reserved(ReservationId.parse(String.valueOf(result.get(1))).orElseThrow());
-            case "DUPLICATE" -> new Reservation.AlreadyReserved(String.valueOf(result.get(1)));
-            case "SOLD_OUT" -> new Reservation.SoldOut();
-            case "NO_PRODUCT" -> new Reservation.NoProduct();
-            case "NOT_LOADED" -> new Reservation.NotLoaded();
-            default -> throw new IllegalStateException("unexpected answer of the reserve script: " + verdict);
-        };
+    /** The Redis server's clock, in ms since the epoch. */
+    public long serverTimeMillis() {
+        Long time = redis.execute((RedisCallback<Long>) connection -> connection.serverCommands().time());
+        if (time == null) {
+            throw new org.springframework.dao.DataRetrievalFailureException("Redis did not answer TIME");
+        }
+        return time;
     }
 
     /** The next batch for {@code consumer}: reservations left idle by a dead consumer first, then new ones. */

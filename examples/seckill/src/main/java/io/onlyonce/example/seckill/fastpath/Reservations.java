@@ -19,6 +19,23 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
+import io.onlyonce.Fingerprint;
+import io.onlyonce.IdempotencyKey;
+import io.onlyonce.StoreUnavailableException;
+import io.onlyonce.StoredResponse;
+import io.onlyonce.redis.AtomicCall;
+import io.onlyonce.redis.AtomicOutcome;
+import io.onlyonce.spring.dedup.DeferredWindow;
+import io.onlyonce.spring.resilience.CircuitBreakerAtomicExecutor;
+import io.onlyonce.spring.metrics.OutcomeRecorder;
+import io.onlyonce.spring.web.IdempotentRequests;
+import io.onlyonce.spring.web.OnlyOnceRejection;
+import io.onlyonce.spring.web.ProblemType;
+import io.onlyonce.store.IdempotencyRecord;
+import io.onlyonce.store.RecordStatus;
+import io.onlyonce.token.OneTimeToken;
+import io.onlyonce.token.TokenService;
+import java.nio.charset.StandardCharsets;
 import org.springframework.dao.DataAccessException;
 
 /**
@@ -59,11 +76,33 @@ public class Reservations {
     /** outcome → its counter, looked up in the registry once */
     private final Map<String, Counter> purchases = new ConcurrentHashMap<>();
     private final OnlyOnceStatistics statistics;
+    private final CircuitBreakerAtomicExecutor atomic;
+    private final TokenService tokens;
+    private final Duration retention;
+    private final Duration budget;
+    private final Duration unavailableRetryAfter;
+    private static final long OFFSET_REFRESH_MILLIS = 10_000;
+    /** Redis's clock minus ours, in ms, and when we measured it (ours). */
+    private volatile long offset;
+    private volatile long offsetMeasuredAt;
+    private volatile boolean offsetKnown;
+    private final java.util.concurrent.atomic.AtomicBoolean measuring = new java.util.concurrent.atomic.AtomicBoolean();
 
+    /**
+     * @param retention how long a purchase's record is kept (a resent token is told its first answer meanwhile)
+     * @param budget the store's budget per call: a purchase Redis runs after it is declined
+     * @param unavailableRetryAfter the {@code Retry-After} of a 503 when Redis cannot decide
+     */
     public Reservations(RedisStock stock, StockReconciler reconciler, ReservationRepository repository,
             ActivityRepository activities, SeckillProperties properties, Clock clock, MeterRegistry registry,
-            OnlyOnceStatistics statistics) {
+            OnlyOnceStatistics statistics, CircuitBreakerAtomicExecutor atomic, TokenService tokens, Duration retention,
+            Duration budget, Duration unavailableRetryAfter) {
+        this.unavailableRetryAfter = unavailableRetryAfter;
         this.statistics = statistics;
+        this.atomic = atomic;
+        this.tokens = tokens;
+        this.retention = retention;
+        this.budget = budget;
         this.stock = stock;
         this.reconciler = reconciler;
         this.repository = repository;
@@ -76,11 +115,22 @@ public class Reservations {
     }
 
     /**
-     * One purchase: 202 with a new reservation, or with the buyer's existing one (a repeated
-     * purchase); 409 {@code sold-out}, {@code live-order-exists} (an order loaded from the
-     * database), {@code activity-not-active}; 404 for an unknown sale or product.
+     * One purchase in one Redis script call ({@link CircuitBreakerAtomicExecutor}): the request window (when
+     * the de-dup filter deferred it), the one-time token, the purchase's record, the buyer's mark, the
+     * stock, the queue and the stored 202 answer. Answers the 202 to send (a new reservation, or the
+     * buyer's reservation still queued); throws 409 {@code sold-out}, {@code live-order-exists},
+     * {@code activity-not-active}, 404 for an unknown sale or product, 503
+     * {@code idempotency-store-unavailable} when Redis cannot decide within its budget or the store's
+     * circuit is open (nothing is taken then), and the refusals of the
+     * layers the script checked as {@link OnlyOnceRejection}s (429 {@code duplicate-request}, 409
+     * {@code duplicate-submission} with the first answer, 400 {@code idempotency-token-expired}).
+     * A declined purchase leaves the token alive.
+     *
+     * @param key the purchase's record: {@link IdempotentRequests#tokenResultKey} of the token
+     * @param window the request window the de-dup filter deferred, or null
      */
-    public ReservationView reserve(CurrentUser user, long activityId, @Nullable Long productId, int quantity) {
+    public StoredResponse purchase(CurrentUser user, long activityId, @Nullable Long productId, int quantity,
+            OneTimeToken token, IdempotencyKey key, @Nullable DeferredWindow window) {
         Sale sale = sales.get(activityId);
         Activity activity = sale.activity().orElseThrow(() -> new ApiException(AppProblem.ACTIVITY_NOT_FOUND));
         if (!activity.isRunningAt(clock.instant())) {
@@ -91,47 +141,143 @@ public class Reservations {
         }
         long product = productId != null ? productId : sale.stock().stream().findFirst()
                 .map(SeckillStock::productId).orElseThrow(() -> new ApiException(AppProblem.PRODUCT_NOT_FOUND));
-        RedisStock.Reservation result = reserve(activityId, product, quantity, user);
-        if (result instanceof RedisStock.Reservation.NotLoaded) {
+        Fingerprint fingerprint = Fingerprint.of("POST", "/api/seckill/activities/" + activityId + "/orders");
+        AtomicOutcome outcome = run(activityId, product, quantity, user, token, key, fingerprint, window);
+        if (outcome instanceof AtomicOutcome.Declined declined && "NOT_LOADED".equals(declined.text(0))) {
             load(activityId);
-            result = reserve(activityId, product, quantity, user);
+            // the window's first hit was the first call's
+            outcome = run(activityId, product, quantity, user, token, key, fingerprint, null);
         }
-        if (result instanceof RedisStock.Reservation.Reserved r) {
+        if (outcome instanceof AtomicOutcome.Completed completed) {
+            statistics.record(OutcomeRecorder.LAYER_BUSINESS, "executed", ENDPOINT);
             count("reserved");
-            return new ReservationView(r.id().toString(), Status.QUEUED, null, null);
+            return completed.response();
         }
-        if (result instanceof RedisStock.Reservation.AlreadyReserved a) {
-            count("repeated");
-            if (a.mark().startsWith("o:")) {
-                throw ApiException.aboutOrder(AppProblem.LIVE_ORDER_EXISTS, a.mark().substring(2));
+        if (outcome instanceof AtomicOutcome.Declined declined) {
+            return declined(user, declined);
+        }
+        if (outcome instanceof AtomicOutcome.InWindow repeated) {
+            if (window == null) {
+                throw new IllegalStateException("a request window answered a call without one");
             }
-            // the buyer's reservation: still queued (202 again, the same one), or already their order (409, as the synchronous path answers)
-            ReservationView existing = status(user, a.mark());
-            if (existing.orderNo() != null) {
-                throw ApiException.aboutOrder(AppProblem.LIVE_ORDER_EXISTS, existing.orderNo());
-            }
-            return existing;
+            throw window.duplicate(repeated.hit());
         }
-        if (result instanceof RedisStock.Reservation.SoldOut) {
-            count("sold-out");
-            throw new ApiException(AppProblem.SOLD_OUT);
+        if (outcome instanceof AtomicOutcome.TokenRefused refused) {
+            OnlyOnceRejection rejection = IdempotentRequests.refusedToken(tokens, token, refused.first());
+            statistics.record(OutcomeRecorder.LAYER_BUSINESS,
+                    rejection.problemType() == ProblemType.IDEMPOTENCY_TOKEN_EXPIRED ? "token_expired" : "duplicate_token",
+                    ENDPOINT);
+            throw rejection;
         }
-        if (result instanceof RedisStock.Reservation.NoProduct) {
-            count("no-product");
-            throw new ApiException(AppProblem.PRODUCT_NOT_FOUND);
+        // a record while its token is alive: a purchase with this token is being decided elsewhere
+        IdempotencyRecord record = ((AtomicOutcome.Existing) outcome).record();
+        if (record.status() == RecordStatus.COMPLETED && record.response() != null) {
+            statistics.record(OutcomeRecorder.LAYER_BUSINESS, "replayed", ENDPOINT);
+            throw OnlyOnceRejection.replay(record.response());
         }
-        count("not-loaded");
-        throw new ApiException(AppProblem.SALE_UNAVAILABLE);
+        statistics.record(OutcomeRecorder.LAYER_BUSINESS, "in_progress", ENDPOINT);
+        throw OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_REQUEST_IN_PROGRESS, Duration.ofSeconds(1));
     }
 
-    /** The script; Redis down, paused or timing out (the command timeout, 2 s by default) is 503, never a hung request. */
-    private RedisStock.Reservation reserve(long activityId, long product, int quantity, CurrentUser user) {
+    private AtomicOutcome run(long activityId, long product, int quantity, CurrentUser user, OneTimeToken token,
+            IdempotencyKey key, Fingerprint fingerprint, @Nullable DeferredWindow window) {
         try {
-            return stock.reserve(activityId, product, quantity, user.id());
-        } catch (DataAccessException e) {
+            AtomicCall.Builder call = AtomicCall.of(key, fingerprint, retention, RedisStock.RESERVE).token(token)
+                    .consumeTokenOnDecline(false);
+            if (window != null) {
+                call.window(window.take(), window.window());
+            }
+            return atomic.run(stock.purchase(call, activityId, product, quantity, user.id(), deadline()).build());
+        } catch (StoreUnavailableException | DataAccessException e) {
+            // as the stores' own refusal: nothing was decided, retry after a while
             count("unavailable");
-            throw new ApiException(AppProblem.SALE_UNAVAILABLE);
+            throw OnlyOnceRejection.problem(ProblemType.STORE_UNAVAILABLE, unavailableRetryAfter);
         }
+    }
+
+    /** What a declined purchase answers: the buyer's reservation, or a refusal. */
+    private StoredResponse declined(CurrentUser user, AtomicOutcome.Declined declined) {
+        statistics.record(OutcomeRecorder.LAYER_BUSINESS, "executed", ENDPOINT);
+        String verdict = String.valueOf(declined.text(0));
+        switch (verdict) {
+            case "DUPLICATE" -> {
+                count("repeated");
+                String mark = String.valueOf(declined.text(1));
+                if (mark.startsWith("o:")) {
+                    throw ApiException.aboutOrder(AppProblem.LIVE_ORDER_EXISTS, mark.substring(2));
+                }
+                // the buyer's reservation: still queued (202 again, the same one), or already their order (409, as the synchronous path answers)
+                ReservationView existing = status(user, mark);
+                if (existing.orderNo() != null) {
+                    throw ApiException.aboutOrder(AppProblem.LIVE_ORDER_EXISTS, existing.orderNo());
+                }
+                if (existing.status() != Status.QUEUED) {
+                    throw new ApiException(AppProblem.SOLD_OUT);
+                }
+                return queued(existing.reservationId());
+            }
+            case "SOLD_OUT" -> {
+                count("sold-out");
+                throw new ApiException(AppProblem.SOLD_OUT);
+            }
+            case "NO_PRODUCT" -> {
+                count("no-product");
+                throw new ApiException(AppProblem.PRODUCT_NOT_FOUND);
+            }
+            case "LATE" -> {
+                // Redis ran the purchase after the budget, when its caller had already been answered 503
+                count("unavailable");
+                throw OnlyOnceRejection.problem(ProblemType.STORE_UNAVAILABLE, unavailableRetryAfter);
+            }
+            default -> {
+                count("not-loaded");
+                throw new ApiException(AppProblem.SALE_UNAVAILABLE);
+            }
+        }
+    }
+
+    /**
+     * The 202 of a queued reservation, byte for byte as {@code reserve.lua} stores it.
+     */
+    static StoredResponse queued(String reservationId) {
+        byte[] body = ("{\"reservationId\":\"" + reservationId + "\",\"status\":\"QUEUED\",\"orderNo\":null,\"reason\":null}")
+                .getBytes(StandardCharsets.UTF_8);
+        return new StoredResponse(202, List.of(new StoredResponse.Header("Content-Type", "application/json"),
+                new StoredResponse.Header("Location", "/api/seckill/reservations/" + reservationId)), body);
+    }
+
+    /**
+     * The Redis time after which a purchase sent now is declined: the store's budget from now, on the
+     * Redis server's clock, so that a purchase Redis runs after its caller was answered 503 (a paused
+     * server, a long queue) takes nothing. The offset of Redis's clock from ours is measured once
+     * before the first purchase, then again every 10 s in the background (a purchase never waits for it).
+     */
+    private long deadline() {
+        long now = clock.millis();
+        if (!offsetKnown) {
+            measureOffset();
+        } else if (now - offsetMeasuredAt > OFFSET_REFRESH_MILLIS && measuring.compareAndSet(false, true)) {
+            offsetMeasuredAt = now;
+            java.util.concurrent.CompletableFuture.runAsync(() -> {
+                try {
+                    measureOffset();
+                } catch (RuntimeException e) {
+                    // Redis is out: the last offset stands until it answers again
+                } finally {
+                    measuring.set(false);
+                }
+            });
+        }
+        return clock.millis() + offset + budget.toMillis();
+    }
+
+    private void measureOffset() {
+        long before = clock.millis();
+        long server = stock.serverTimeMillis();
+        long after = clock.millis();
+        offset = server - (before + after) / 2;
+        offsetMeasuredAt = after;
+        offsetKnown = true;
     }
 
     private void load(long activityId) {

@@ -2,6 +2,7 @@ package io.onlyonce.example.seckill.fastpath;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 import io.onlyonce.example.seckill.SeckillProperties;
 import java.time.Duration;
@@ -27,5 +28,17 @@ class FastPathSettingsTest {
         assertThatIllegalArgumentException().isThrownBy(() -> new SeckillProperties.FastPath(true, "p:", 0,
                 Duration.ofMillis(50), Duration.ofSeconds(30), Duration.ofSeconds(5), 1))
                 .withMessage("seckill.fast-path.batch-size must be positive");
+    }
+
+    @Test
+    void onARedisClusterBothPrefixesNeedTheSameHashTag() {
+        assertThat(FastPathConfiguration.hashTag("{seckill}oo:")).isEqualTo("seckill");
+        assertThat(FastPathConfiguration.hashTag("oo:{}x{a}")).isNull();
+        assertThat(FastPathConfiguration.hashTag("oo:")).isNull();
+        FastPathConfiguration.requireOneSlot("{seckill}oo:", "{seckill}fast:");
+        assertThatIllegalStateException().isThrownBy(() -> FastPathConfiguration.requireOneSlot("oo:", "seckill:fast:"))
+                .withMessageContaining("onlyonce.redis.key-prefix (oo:)")
+                .withMessageContaining("seckill.fast-path.key-prefix (seckill:fast:)");
+        assertThatIllegalStateException().isThrownBy(() -> FastPathConfiguration.requireOneSlot("{a}oo:", "{b}fast:"));
     }
 }

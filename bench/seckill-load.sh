@@ -3,11 +3,13 @@
 #
 #   bench/seckill-load.sh [--seconds=15] [--warmup=90] [--connections=200] [--threads=2]
 #                         [--sync-users=N] [--fast-users=N] [--only=sync|fast] [--jfr] [--pg-waits]
-#                         [--min-warmup=120] [--max-warmup=300]
+#                         [--min-warmup=120] [--max-warmup=300] [--shared-redis]
 #                         [--service-arg=--some.property=value ...]
 #
 # Needs the packaged jars (mvn -B -ntp -DskipTests package), wrk, psql/createdb/dropdb (PostgreSQL on
-# 127.0.0.1:5432, user postgres, trust auth) and redis-cli (Redis on 127.0.0.1:6379). Load comes from
+# 127.0.0.1:5432, user postgres, trust auth) and redis-server/redis-cli: the services get a Redis server of
+# the run's own on a free port (no persistence), so that Redis's CPU and command counts are the bench's
+# alone (--shared-redis: the machine's on 127.0.0.1:6379 instead). Load comes from
 # wrk, outside the service's JVM. Each service instance gets a fresh database of its own and its own
 # Redis key prefixes, all removed at the end; random secrets are made for the run.
 #
@@ -28,8 +30,8 @@
 # Besides requests per second, the measured phases record what each request cost: the service JVM's
 # CPU time (utime + stime of /proc/<pid>/stat), redis-server's (INFO cpu: used_cpu_user + used_cpu_sys)
 # and the scripts it ran (INFO commandstats: cmdstat_evalsha + cmdstat_eval calls; each redis.call inside
-# a script counts under its own command, not here), divided by the requests answered. Redis is the
-# machine's shared server: keep the machine quiet while the bench runs.
+# a script counts under its own command, not here), divided by the requests answered. The CPU figures
+# are still the machine's: keep it quiet while the bench runs.
 #
 # --jfr records each service's measured purchase phase (jcmd JFR.start, settings=profile) and prints its
 # top frames (JFR's sampler slows this service under load a lot: use it to find where time goes, not
@@ -55,7 +57,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-seconds=15 warmup=90 min_warmup=120 max_warmup=300 connections=200 threads=2 sync_users=auto fast_users=auto only="" jfr=false pg_waits=false
+seconds=15 warmup=90 min_warmup=120 max_warmup=300 connections=200 threads=2 sync_users=auto fast_users=auto only="" jfr=false pg_waits=false shared_redis=false
 service_args=()
 for arg in "$@"; do
   case "$arg" in
@@ -70,6 +72,7 @@ for arg in "$@"; do
     --only=*) only="${arg#*=}" ;;
     --jfr) jfr=true ;;
     --pg-waits) pg_waits=true ;;
+    --shared-redis) shared_redis=true ;;
     --service-arg=*) service_args+=("${arg#*=}") ;;
     *) echo "unknown argument: $arg" >&2; exit 2 ;;
   esac
@@ -81,7 +84,7 @@ if [[ -z "$jar" || -z "$minimal" ]]; then
   echo "build first: mvn -B -ntp -DskipTests package" >&2
   exit 2
 fi
-for tool in wrk psql createdb dropdb redis-cli curl jq openssl; do
+for tool in wrk psql createdb dropdb redis-cli redis-server curl jq openssl; do
   command -v "$tool" >/dev/null || { echo "$tool is required" >&2; exit 2; }
 done
 
@@ -97,13 +100,20 @@ activity=1 product=1
 jwt_secret=$(openssl rand -hex 32)
 pids=()
 
+redis_port=6379
+rcli() { redis-cli -p "$redis_port" "$@"; }
+
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   dropdb "${pg[@]}" --if-exists "$db" 2>/dev/null || true
-  for prefix in "$oo_prefix" "$fast_prefix"; do
-    redis-cli --scan --pattern "${prefix}*" | xargs -r -d '\n' -n 500 redis-cli unlink >/dev/null || true
-  done
+  if [[ -n "${redis_pid:-}" ]]; then
+    kill "$redis_pid" 2>/dev/null || true
+  else
+    for prefix in "$oo_prefix" "$fast_prefix"; do
+      rcli --scan --pattern "${prefix}*" | xargs -r -d '\n' -n 500 redis-cli -p "$redis_port" unlink >/dev/null || true
+    done
+  fi
 }
 trap cleanup EXIT
 
@@ -156,8 +166,8 @@ clock_ticks=$(getconf CLK_TCK)
 costs() {
   local jvm redis scripts
   jvm=$(awk -v hz="$clock_ticks" '{ printf "%.0f", ($14 + $15) * 1000000 / hz }' "/proc/$1/stat")
-  redis=$(redis-cli INFO cpu | tr -d '\r' | awk -F: '/^used_cpu_(user|sys):/ { s += $2 } END { printf "%.0f", s * 1000000 }')
-  scripts=$(redis-cli INFO commandstats | tr -d '\r' | sed -n 's/^cmdstat_\(evalsha\|eval\):calls=\([0-9]*\).*/\2/p' |
+  redis=$(rcli INFO cpu | tr -d '\r' | awk -F: '/^used_cpu_(user|sys):/ { s += $2 } END { printf "%.0f", s * 1000000 }')
+  scripts=$(rcli INFO commandstats | tr -d '\r' | sed -n 's/^cmdstat_\(evalsha\|eval\):calls=\([0-9]*\).*/\2/p' |
     awk '{ s += $1 } END { print s + 0 }')
   echo "$jvm $redis $scripts"
 }
@@ -246,7 +256,7 @@ start_seckill() { # name fast-path-enabled port [extra service args...]: a fresh
   dropdb "${pg[@]}" --if-exists "$db"
   createdb "${pg[@]}" "$db"
   for prefix in "$oo_prefix" "$fast_prefix"; do
-    redis-cli --scan --pattern "${prefix}*" | xargs -r -d '\n' -n 500 redis-cli unlink >/dev/null
+    rcli --scan --pattern "${prefix}*" | xargs -r -d '\n' -n 500 redis-cli -p "$redis_port" unlink >/dev/null
   done
   payment_secret=$(openssl rand -hex 32) token_secret=$(openssl rand -hex 32)
   join_seckill "$name" "$fast" "$port" "$@"
@@ -257,7 +267,7 @@ join_seckill() { # name fast-path-enabled port [extra service args...]: one more
   SECKILL_JWT_SECRET="$jwt_secret" SECKILL_PAYMENT_SECRET="$payment_secret" \
     ONLYONCE_TOKEN_SECRET="$token_secret" \
     PG_URL="jdbc:postgresql://127.0.0.1:5432/$db" ONLYONCE_REDIS_PREFIX="$oo_prefix" \
-    SECKILL_FAST_PATH_PREFIX="$fast_prefix" \
+    SECKILL_FAST_PATH_PREFIX="$fast_prefix" REDIS_PORT="$redis_port" \
     java "${java_opts[@]}" -jar "$jar" --spring.profiles.active=postgres,redis --server.port="$port" \
       --seckill.fast-path.enabled="$fast" --seckill.limits.enabled=false --seckill.auth.password-less-login=true \
       --seckill.demo-data.flash-sale-stock=100000000 "$@" ${service_args[@]+"${service_args[@]}"} > "$out/$name.log" 2>&1 &
@@ -369,6 +379,16 @@ measure_purchases() {
   drain=$(written_rate "m$$-")
   echo "$measured orders=$(orders) answered_2xx=$expected drain=$(tr ' ' ',' <<<"$drain")"
 }
+
+if [[ $shared_redis == false ]]; then
+  redis_port=$(free_port 6400)
+  redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --dir "$out" \
+    > "$out/redis.log" 2>&1 &
+  redis_pid=$!
+  for _ in $(seq 1 50); do rcli PING >/dev/null 2>&1 && break; sleep 0.1; done
+  rcli PING >/dev/null || { echo "the bench's Redis did not start; see $out/redis.log" >&2; exit 1; }
+  log "Redis of this run on port $redis_port"
+fi
 
 declare -A R W
 rps() { awk -v ok="$(field "$1" ok)" -v s="$(field "$1" seconds)" 'BEGIN { printf "%.1f", ok / s }'; }

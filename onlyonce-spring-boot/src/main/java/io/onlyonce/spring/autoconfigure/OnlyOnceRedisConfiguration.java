@@ -9,15 +9,20 @@ import io.onlyonce.redis.RedisStoreConnection;
 import io.onlyonce.redis.RedisTokenStore;
 import io.onlyonce.redis.RedisWindowStore;
 import io.onlyonce.redis.springdata.SpringDataRedisStoreConnection;
+import io.onlyonce.spring.atomic.AtomicIdempotencyArgumentResolver;
+import io.onlyonce.spring.metrics.OnlyOnceStatistics;
 import io.onlyonce.spring.resilience.CircuitBreakerAtomicExecutor;
 import io.onlyonce.spring.resilience.StoreProbes;
 import io.onlyonce.spring.web.RequestStoreBudgetFilter;
 import io.onlyonce.store.IdempotencyStore;
+import io.onlyonce.token.TokenService;
 import io.onlyonce.token.TokenStore;
 import io.onlyonce.window.WindowStore;
 import jakarta.servlet.DispatcherType;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -30,6 +35,8 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.web.method.support.HandlerMethodArgumentResolver;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 /**
  * {@code onlyonce.store=redis}: the stores on the application's own Redis client. With a
@@ -161,6 +168,26 @@ class OnlyOnceRedisConfiguration {
     @ConditionalOnBean(RedisStoreConnection.class)
     RedisAtomicExecutor onlyOnceRedisAtomicExecutor(RedisStoreConnection onlyOnceRedisConnection, RedisStoreConfig config) {
         return RedisAtomicExecutor.of(onlyOnceRedisConnection, config);
+    }
+
+    /** {@code AtomicIdempotency} parameters of {@code @Idempotent} handler methods (Spring MVC). */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+    @ConditionalOnClass(WebMvcConfigurer.class)
+    static class AtomicHandlers {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "onlyOnceAtomicWebMvcConfigurer")
+        WebMvcConfigurer onlyOnceAtomicWebMvcConfigurer(ObjectProvider<CircuitBreakerAtomicExecutor> executor,
+                TokenService tokens, OnlyOnceStatistics statistics) {
+            AtomicIdempotencyArgumentResolver resolver = new AtomicIdempotencyArgumentResolver(executor, tokens, statistics);
+            return new WebMvcConfigurer() {
+                @Override
+                public void addArgumentResolvers(List<HandlerMethodArgumentResolver> resolvers) {
+                    resolvers.add(resolver);
+                }
+            };
+        }
     }
 
     /** The same, through the idempotency store's circuit breaker and the request's store budget. */

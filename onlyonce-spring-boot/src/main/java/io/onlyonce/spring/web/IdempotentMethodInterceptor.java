@@ -128,6 +128,11 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
             throw OnlyOnceRejection.problem(ProblemType.PRINCIPAL_REQUIRED);
         }
         String scope = scope(endpoint, principal);
+        SelfDecided self = selfDecided(invocation.getArguments());
+        if (self != null) {
+            self.bind(binding(invocation, request, method, endpoint, scope));
+            return invocation.proceed();
+        }
         Execution execution = method.annotation().strategy() == Idempotent.Strategy.TOKEN
                 ? admitToken(request, method, endpoint, scope)
                 : admitKey(invocation, request, method, endpoint, scope);
@@ -216,6 +221,43 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
                     ? failure.getCause()
                     : failure);
         }
+    }
+
+    private static @Nullable SelfDecided selfDecided(Object[] arguments) {
+        for (Object argument : arguments) {
+            if (argument instanceof SelfDecided self) {
+                return self;
+            }
+        }
+        return null;
+    }
+
+    /** The key and fingerprint a self-deciding method's one store call uses, as the two-step path would. */
+    private SelfDecided.Binding binding(MethodInvocation invocation, HttpServletRequest request, MethodSettings method,
+            String endpoint, String scope) {
+        if (method.annotation().strategy() == Idempotent.Strategy.TOKEN) {
+            OneTimeToken token = (OneTimeToken) request.getAttribute(TokenHandlerInterceptor.VERIFIED_TOKEN);
+            if (token == null) {
+                throw new IllegalStateException("TokenHandlerInterceptor did not verify the token of " + endpoint);
+            }
+            return new SelfDecided.Binding(request, endpoint, IdempotentRequests.tokenResultKey(scope, token),
+                    Fingerprint.of(request.getMethod(), request.getRequestURI()), token, method.config());
+        }
+        String name = keyName(invocation, request, method, endpoint);
+        if (name == null) {
+            // the store call needs a key: an optional one is required here
+            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
+            throw OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_MISSING);
+        }
+        IdempotencyKey key;
+        try {
+            key = new IdempotencyKey(scope, name);
+        } catch (InvalidIdempotencyKeyException e) {
+            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
+            throw OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_INVALID);
+        }
+        return new SelfDecided.Binding(request, endpoint, key, RequestContext.fingerprint(request, method.fingerprintHeaders()),
+                null, method.config());
     }
 
     private static String scope(String endpoint, @Nullable String principal) {

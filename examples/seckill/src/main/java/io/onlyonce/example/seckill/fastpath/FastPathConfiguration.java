@@ -17,7 +17,6 @@ import io.onlyonce.redis.RedisStoreConfig;
 import io.onlyonce.spring.autoconfigure.OnlyOnceProperties;
 import io.onlyonce.spring.dedup.DeferredWindow;
 import io.onlyonce.spring.resilience.CircuitBreakerAtomicExecutor;
-import io.onlyonce.token.TokenService;
 import org.springframework.beans.factory.ObjectProvider;
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.annotation.Bean;
@@ -84,7 +83,7 @@ public class FastPathConfiguration {
     @Bean
     Reservations reservations(RedisStock stock, StockReconciler reconciler, ReservationRepository repository,
             ActivityRepository activities, SeckillProperties properties, Clock clock, MeterRegistry registry,
-            OnlyOnceStatistics statistics, ObjectProvider<CircuitBreakerAtomicExecutor> atomic, TokenService tokens,
+            OnlyOnceStatistics statistics, ObjectProvider<CircuitBreakerAtomicExecutor> atomic,
             OnlyOnceProperties onlyOnce, ObjectProvider<RedisStoreConfig> redis, RedisConnectionFactory factory) {
         CircuitBreakerAtomicExecutor executor = atomic.getIfAvailable();
         RedisStoreConfig config = redis.getIfAvailable();
@@ -96,7 +95,7 @@ public class FastPathConfiguration {
             requireOneSlot(onlyOnce.redis().keyPrefix(), properties.fastPath().keyPrefix());
         }
         return new Reservations(stock, reconciler, repository, activities, properties, clock, registry, statistics,
-                executor, tokens, onlyOnce.key().retention(), config.commandTimeout(), onlyOnce.key().unavailableRetryAfter());
+                config.commandTimeout(), onlyOnce.key().unavailableRetryAfter());
     }
 
     /**

@@ -19,22 +19,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
-import io.onlyonce.Fingerprint;
-import io.onlyonce.IdempotencyKey;
-import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.StoredResponse;
-import io.onlyonce.redis.AtomicCall;
 import io.onlyonce.redis.AtomicOutcome;
-import io.onlyonce.spring.dedup.DeferredWindow;
-import io.onlyonce.spring.resilience.CircuitBreakerAtomicExecutor;
-import io.onlyonce.spring.metrics.OutcomeRecorder;
-import io.onlyonce.spring.web.IdempotentRequests;
+import io.onlyonce.spring.atomic.AtomicIdempotency;
 import io.onlyonce.spring.web.OnlyOnceRejection;
 import io.onlyonce.spring.web.ProblemType;
-import io.onlyonce.store.IdempotencyRecord;
-import io.onlyonce.store.RecordStatus;
-import io.onlyonce.token.OneTimeToken;
-import io.onlyonce.token.TokenService;
 import java.nio.charset.StandardCharsets;
 import org.springframework.dao.DataAccessException;
 
@@ -76,9 +65,6 @@ public class Reservations {
     /** outcome → its counter, looked up in the registry once */
     private final Map<String, Counter> purchases = new ConcurrentHashMap<>();
     private final OnlyOnceStatistics statistics;
-    private final CircuitBreakerAtomicExecutor atomic;
-    private final TokenService tokens;
-    private final Duration retention;
     private final Duration budget;
     private final Duration unavailableRetryAfter;
     private static final long OFFSET_REFRESH_MILLIS = 10_000;
@@ -89,19 +75,14 @@ public class Reservations {
     private final java.util.concurrent.atomic.AtomicBoolean measuring = new java.util.concurrent.atomic.AtomicBoolean();
 
     /**
-     * @param retention how long a purchase's record is kept (a resent token is told its first answer meanwhile)
      * @param budget the store's budget per call: a purchase Redis runs after it is declined
      * @param unavailableRetryAfter the {@code Retry-After} of a 503 when Redis cannot decide
      */
     public Reservations(RedisStock stock, StockReconciler reconciler, ReservationRepository repository,
             ActivityRepository activities, SeckillProperties properties, Clock clock, MeterRegistry registry,
-            OnlyOnceStatistics statistics, CircuitBreakerAtomicExecutor atomic, TokenService tokens, Duration retention,
-            Duration budget, Duration unavailableRetryAfter) {
+            OnlyOnceStatistics statistics, Duration budget, Duration unavailableRetryAfter) {
         this.unavailableRetryAfter = unavailableRetryAfter;
         this.statistics = statistics;
-        this.atomic = atomic;
-        this.tokens = tokens;
-        this.retention = retention;
         this.budget = budget;
         this.stock = stock;
         this.reconciler = reconciler;
@@ -115,22 +96,18 @@ public class Reservations {
     }
 
     /**
-     * One purchase in one Redis script call ({@link CircuitBreakerAtomicExecutor}): the request window (when
-     * the de-dup filter deferred it), the one-time token, the purchase's record, the buyer's mark, the
-     * stock, the queue and the stored 202 answer. Answers the 202 to send (a new reservation, or the
-     * buyer's reservation still queued); throws 409 {@code sold-out}, {@code live-order-exists},
-     * {@code activity-not-active}, 404 for an unknown sale or product, 503
-     * {@code idempotency-store-unavailable} when Redis cannot decide within its budget or the store's
-     * circuit is open (nothing is taken then), and the refusals of the
-     * layers the script checked as {@link OnlyOnceRejection}s (429 {@code duplicate-request}, 409
-     * {@code duplicate-submission} with the first answer, 400 {@code idempotency-token-expired}).
-     * A declined purchase leaves the token alive.
-     *
-     * @param key the purchase's record: {@link IdempotentRequests#tokenResultKey} of the token
-     * @param window the request window the de-dup filter deferred, or null
+     * One purchase in one Redis script call ({@link AtomicIdempotency}, bound by the handler's
+     * {@code @Idempotent}): the request window (deferred to it by the de-dup filter), the one-time
+     * token, the purchase's record, the buyer's mark, the stock, the queue and the stored 202 answer.
+     * Answers the 202 to send (a new reservation, or the buyer's reservation still queued); throws 409
+     * {@code sold-out}, {@code live-order-exists}, {@code activity-not-active}, 404 for an unknown sale
+     * or product, and the refusals of the layers the script checked (429 {@code duplicate-request},
+     * 409 {@code duplicate-submission} with the first answer, 400 {@code idempotency-token-expired},
+     * 503 {@code idempotency-store-unavailable} when Redis cannot decide within its budget or the
+     * store's circuit is open: nothing is taken then). A declined purchase leaves the token alive.
      */
     public StoredResponse purchase(CurrentUser user, long activityId, @Nullable Long productId, int quantity,
-            OneTimeToken token, IdempotencyKey key, @Nullable DeferredWindow window) {
+            AtomicIdempotency atomic) {
         Sale sale = sales.get(activityId);
         Activity activity = sale.activity().orElseThrow(() -> new ApiException(AppProblem.ACTIVITY_NOT_FOUND));
         if (!activity.isRunningAt(clock.instant())) {
@@ -141,63 +118,39 @@ public class Reservations {
         }
         long product = productId != null ? productId : sale.stock().stream().findFirst()
                 .map(SeckillStock::productId).orElseThrow(() -> new ApiException(AppProblem.PRODUCT_NOT_FOUND));
-        Fingerprint fingerprint = Fingerprint.of("POST", "/api/seckill/activities/" + activityId + "/orders");
-        AtomicOutcome outcome = run(activityId, product, quantity, user, token, key, fingerprint, window);
+        AtomicOutcome outcome = run(atomic, activityId, product, quantity, user);
         if (outcome instanceof AtomicOutcome.Declined declined && "NOT_LOADED".equals(declined.text(0))) {
             load(activityId);
-            // the window's first hit was the first call's
-            outcome = run(activityId, product, quantity, user, token, key, fingerprint, null);
+            outcome = run(atomic, activityId, product, quantity, user);
         }
         if (outcome instanceof AtomicOutcome.Completed completed) {
-            statistics.record(OutcomeRecorder.LAYER_BUSINESS, "executed", ENDPOINT);
             count("reserved");
             return completed.response();
         }
-        if (outcome instanceof AtomicOutcome.Declined declined) {
-            return declined(user, declined);
-        }
-        if (outcome instanceof AtomicOutcome.InWindow repeated) {
-            if (window == null) {
-                throw new IllegalStateException("a request window answered a call without one");
-            }
-            throw window.duplicate(repeated.hit());
-        }
-        if (outcome instanceof AtomicOutcome.TokenRefused refused) {
-            OnlyOnceRejection rejection = IdempotentRequests.refusedToken(tokens, token, refused.first());
-            statistics.record(OutcomeRecorder.LAYER_BUSINESS,
-                    rejection.problemType() == ProblemType.IDEMPOTENCY_TOKEN_EXPIRED ? "token_expired" : "duplicate_token",
-                    ENDPOINT);
-            throw rejection;
-        }
-        // a record while its token is alive: a purchase with this token is being decided elsewhere
-        IdempotencyRecord record = ((AtomicOutcome.Existing) outcome).record();
-        if (record.status() == RecordStatus.COMPLETED && record.response() != null) {
-            statistics.record(OutcomeRecorder.LAYER_BUSINESS, "replayed", ENDPOINT);
-            throw OnlyOnceRejection.replay(record.response());
-        }
-        statistics.record(OutcomeRecorder.LAYER_BUSINESS, "in_progress", ENDPOINT);
-        throw OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_REQUEST_IN_PROGRESS, Duration.ofSeconds(1));
+        return declined(user, (AtomicOutcome.Declined) outcome);
     }
 
-    private AtomicOutcome run(long activityId, long product, int quantity, CurrentUser user, OneTimeToken token,
-            IdempotencyKey key, Fingerprint fingerprint, @Nullable DeferredWindow window) {
+    private AtomicOutcome run(AtomicIdempotency atomic, long activityId, long product, int quantity, CurrentUser user) {
+        long deadline;
         try {
-            AtomicCall.Builder call = AtomicCall.of(key, fingerprint, retention, RedisStock.RESERVE).token(token)
-                    .consumeTokenOnDecline(false);
-            if (window != null) {
-                call.window(window.take(), window.window());
-            }
-            return atomic.run(stock.purchase(call, activityId, product, quantity, user.id(), deadline()).build());
-        } catch (StoreUnavailableException | DataAccessException e) {
-            // as the stores' own refusal: nothing was decided, retry after a while
+            deadline = deadline();
+        } catch (DataAccessException e) {
             count("unavailable");
             throw OnlyOnceRejection.problem(ProblemType.STORE_UNAVAILABLE, unavailableRetryAfter);
+        }
+        try {
+            return atomic.run(RedisStock.RESERVE, call -> stock.purchase(call.consumeTokenOnDecline(false), activityId,
+                    product, quantity, user.id(), deadline));
+        } catch (OnlyOnceRejection rejection) {
+            if (rejection.problemType() == ProblemType.STORE_UNAVAILABLE) {
+                count("unavailable");
+            }
+            throw rejection;
         }
     }
 
     /** What a declined purchase answers: the buyer's reservation, or a refusal. */
     private StoredResponse declined(CurrentUser user, AtomicOutcome.Declined declined) {
-        statistics.record(OutcomeRecorder.LAYER_BUSINESS, "executed", ENDPOINT);
         String verdict = String.valueOf(declined.text(0));
         switch (verdict) {
             case "DUPLICATE" -> {

@@ -1,0 +1,195 @@
+package io.onlyonce.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.onlyonce.spring.testapp.AtomicPurchaseController;
+import io.onlyonce.spring.testapp.TestApplication;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * {@code @Idempotent} handlers whose effect is a Redis script ({@code AtomicIdempotency}), on the
+ * shared Redis under a key prefix of their own: the record and the effect are one script call, so
+ * parallel identical requests take one unit and every one of them is answered the first answer's
+ * bytes (none waits on a record in progress); the annotation's refusals (400, 422, a used token's 409
+ * with the first answer) hold, and a declined effect stores nothing.
+ */
+@SpringBootTest(classes = TestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@DirtiesContext
+class RedisAtomicIdempotencyIT {
+
+    static final String PREFIX = "oo-atomic-it-" + UUID.randomUUID().toString().substring(0, 8) + ":";
+    static RedisClient client;
+    static StatefulRedisConnection<String, String> connection;
+
+    @DynamicPropertySource
+    static void redis(DynamicPropertyRegistry registry) {
+        registry.add("onlyonce.store", () -> "redis");
+        registry.add("onlyonce.redis.key-prefix", () -> PREFIX);
+        registry.add("spring.data.redis.host", () -> "127.0.0.1");
+        registry.add("spring.data.redis.port", () -> 6379);
+        registry.add("onlyonce.redis.command-timeout", () -> "30s");
+        registry.add("onlyonce.circuit-breaker.slow-call-duration-threshold", () -> "30s");
+    }
+
+    @BeforeAll
+    static void connect() {
+        client = RedisClient.create("redis://127.0.0.1:6379");
+        connection = client.connect();
+        AtomicPurchaseController.prefix = PREFIX + "sales:";
+    }
+
+    @AfterAll
+    static void deleteKeys() {
+        RedisCommands<String, String> redis = connection.sync();
+        List<String> keys = redis.keys(PREFIX + "*");
+        if (!keys.isEmpty()) {
+            redis.del(keys.toArray(String[]::new));
+        }
+        connection.close();
+        client.shutdown();
+    }
+
+    @LocalServerPort
+    int port;
+
+    Http http;
+
+    @BeforeEach
+    void http() {
+        http = new Http(port);
+    }
+
+    String sale(int stock) {
+        String sale = "s" + UUID.randomUUID().toString().substring(0, 8);
+        connection.sync().set(PREFIX + "sales:" + sale + ":stock", Integer.toString(stock));
+        return sale;
+    }
+
+    String left(String sale) {
+        return connection.sync().get(PREFIX + "sales:" + sale + ":stock");
+    }
+
+    List<String> buyers(String sale) {
+        return connection.sync().lrange(PREFIX + "sales:" + sale + ":buyers", 0, -1);
+    }
+
+    HttpResponse<String> buy(String sale, String user, String key, String body) {
+        return http.send(http.post("/atomic/" + sale + "/purchases", user, body).header("Idempotency-Key", key));
+    }
+
+    @Test
+    void parallelIdenticalRequestsTakeOneUnitAndAreAllAnsweredTheFirstAnswer() throws Exception {
+        String sale = sale(10);
+        String key = UUID.randomUUID().toString();
+        int requests = 20;
+        ExecutorService threads = Executors.newFixedThreadPool(requests);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<HttpResponse<String>>> answers = new ArrayList<>();
+        try {
+            for (int i = 0; i < requests; i++) {
+                answers.add(threads.submit(() -> {
+                    start.await();
+                    return buy(sale, "alice", key, "{\"quantity\":1}");
+                }));
+            }
+            start.countDown();
+            Set<String> bodies = new HashSet<>();
+            int first = 0;
+            for (Future<HttpResponse<String>> answer : answers) {
+                HttpResponse<String> response = answer.get();
+                assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
+                assertThat(response.headers().firstValue("X-Units-Left")).hasValue("9");
+                bodies.add(response.body());
+                if (response.headers().firstValue("Idempotent-Replayed").isEmpty()) {
+                    first++;
+                }
+            }
+            assertThat(bodies).containsExactly("{\"left\":9,\"buyer\":\"alice\"}");
+            assertThat(first).as("answers that are not replays").isEqualTo(1);
+        } finally {
+            threads.shutdownNow();
+        }
+        assertThat(left(sale)).isEqualTo("9");
+        assertThat(buyers(sale)).containsExactly("alice");
+    }
+
+    @Test
+    void theAnnotationsRefusalsHoldAndChangeNothing() {
+        String sale = sale(10);
+        String key = UUID.randomUUID().toString();
+        assertThat(buy(sale, "alice", key, "{\"quantity\":1}").statusCode()).isEqualTo(201);
+
+        HttpResponse<String> reused = buy(sale, "alice", key, "{\"quantity\":2}");
+        assertThat(reused.statusCode()).as(reused.body()).isEqualTo(422);
+        assertThat(reused.body()).contains("idempotency-key-reused");
+
+        HttpResponse<String> missing = http.send(http.post("/atomic/" + sale + "/purchases", "alice", "{}"));
+        assertThat(missing.statusCode()).as(missing.body()).isEqualTo(400);
+        assertThat(missing.body()).contains("idempotency-key-missing");
+
+        // another user under the same key is another record: their own unit
+        HttpResponse<String> bob = buy(sale, "bob", key, "{\"quantity\":1}");
+        assertThat(bob.statusCode()).isEqualTo(201);
+        assertThat(bob.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(left(sale)).isEqualTo("8");
+        assertThat(buyers(sale)).containsExactly("alice", "bob");
+    }
+
+    @Test
+    void aDeclinedEffectIsTheHandlersAnswerAndStoresNothing() {
+        String sale = sale(0);
+        String key = UUID.randomUUID().toString();
+        HttpResponse<String> soldOut = buy(sale, "alice", key, "{}");
+        assertThat(soldOut.statusCode()).isEqualTo(409);
+        assertThat(soldOut.body()).isEqualTo("{\"declined\":\"SOLD_OUT\"}");
+
+        connection.sync().set(PREFIX + "sales:" + sale + ":stock", "1");
+        HttpResponse<String> restocked = buy(sale, "alice", key, "{}");
+        assertThat(restocked.statusCode()).as("the decline kept no record").isEqualTo(201);
+        assertThat(left(sale)).isEqualTo("0");
+    }
+
+    @Test
+    void aTokenIsUsedByTheScriptAndAResentOneIsToldTheFirstAnswer() {
+        String sale = sale(5);
+        HttpResponse<String> issued = http.send(http.post("/idempotency/tokens?scope=atomic:" + sale, "alice", ""));
+        assertThat(issued.statusCode()).as(issued.body()).isEqualTo(201);
+        String token = JsonDoc.parse(issued.body()).get("token").asString();
+
+        HttpResponse<String> first = http.send(http.post("/atomic/" + sale + "/token-purchases", "alice", "{}")
+                .header("Idempotency-Token", token));
+        assertThat(first.statusCode()).as(first.body()).isEqualTo(201);
+        HttpResponse<String> resent = http.send(http.post("/atomic/" + sale + "/token-purchases", "alice", "{}")
+                .header("Idempotency-Token", token));
+        assertThat(resent.statusCode()).as(resent.body()).isEqualTo(409);
+        JsonDoc problem = JsonDoc.parse(resent.body());
+        assertThat(problem.get("type").asString()).isEqualTo("urn:onlyonce:problem:duplicate-submission");
+        assertThat(problem.get("firstStatus").asInt()).isEqualTo(201);
+        assertThat(left(sale)).isEqualTo("4");
+
+        HttpResponse<String> noToken = http.send(http.post("/atomic/" + sale + "/token-purchases", "alice", "{}"));
+        assertThat(noToken.statusCode()).isEqualTo(400);
+        assertThat(left(sale)).isEqualTo("4");
+    }
+}

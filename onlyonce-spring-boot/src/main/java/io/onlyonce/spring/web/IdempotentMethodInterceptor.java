@@ -249,15 +249,8 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
             recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
             throw OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_MISSING);
         }
-        IdempotencyKey key;
-        try {
-            key = new IdempotencyKey(scope, name);
-        } catch (InvalidIdempotencyKeyException e) {
-            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
-            throw OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_INVALID);
-        }
-        return new SelfDecided.Binding(request, endpoint, key, RequestContext.fingerprint(request, method.fingerprintHeaders()),
-                null, method.config());
+        return new SelfDecided.Binding(request, endpoint, key(scope, name, endpoint),
+                RequestContext.fingerprint(request, method.fingerprintHeaders()), null, method.config());
     }
 
     private static String scope(String endpoint, @Nullable String principal) {
@@ -270,15 +263,17 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
         if (name == null) {
             return null;
         }
-        IdempotencyKey key;
+        Fingerprint fingerprint = RequestContext.fingerprint(request, method.fingerprintHeaders());
+        return admit(request, key(scope, name, endpoint), fingerprint, method.config(), method, endpoint, null);
+    }
+
+    private IdempotencyKey key(String scope, String name, String endpoint) {
         try {
-            key = new IdempotencyKey(scope, name);
+            return new IdempotencyKey(scope, name);
         } catch (InvalidIdempotencyKeyException e) {
             recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
             throw OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_INVALID);
         }
-        Fingerprint fingerprint = RequestContext.fingerprint(request, method.fingerprintHeaders());
-        return admit(request, key, fingerprint, method.config(), method, endpoint, null);
     }
 
     private @Nullable String keyName(MethodInvocation invocation, HttpServletRequest request, MethodSettings method,

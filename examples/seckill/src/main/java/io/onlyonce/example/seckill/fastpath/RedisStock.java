@@ -1,6 +1,8 @@
 package io.onlyonce.example.seckill.fastpath;
 
 import com.github.f4b6a3.tsid.TsidCreator;
+import io.onlyonce.redis.AtomicCall;
+import io.onlyonce.redis.RedisEffect;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -10,8 +12,6 @@ import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.ClassPathResource;
-import io.onlyonce.redis.AtomicCall;
-import io.onlyonce.redis.RedisEffect;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;

@@ -1,5 +1,10 @@
 package io.onlyonce.example.seckill.fastpath;
 
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.LoadingCache;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.onlyonce.StoredResponse;
 import io.onlyonce.example.seckill.SeckillProperties;
 import io.onlyonce.example.seckill.auth.CurrentUser;
 import io.onlyonce.example.seckill.seckill.Activity;
@@ -7,11 +12,12 @@ import io.onlyonce.example.seckill.seckill.ActivityRepository;
 import io.onlyonce.example.seckill.seckill.SeckillStock;
 import io.onlyonce.example.seckill.web.ApiException;
 import io.onlyonce.example.seckill.web.AppProblem;
-import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.LoadingCache;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
+import io.onlyonce.redis.AtomicOutcome;
+import io.onlyonce.spring.atomic.AtomicIdempotency;
 import io.onlyonce.spring.metrics.OnlyOnceStatistics;
+import io.onlyonce.spring.web.OnlyOnceRejection;
+import io.onlyonce.spring.web.ProblemType;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -19,12 +25,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
-import io.onlyonce.StoredResponse;
-import io.onlyonce.redis.AtomicOutcome;
-import io.onlyonce.spring.atomic.AtomicIdempotency;
-import io.onlyonce.spring.web.OnlyOnceRejection;
-import io.onlyonce.spring.web.ProblemType;
-import java.nio.charset.StandardCharsets;
 import org.springframework.dao.DataAccessException;
 
 /**

@@ -72,9 +72,12 @@ class FastPathHttpIT {
         api = new Api(port);
     }
 
-    /** A running sale of product 1 with {@code stock} units, of this test alone. */
     long sale(int stock) {
-        long id = ACTIVITIES.incrementAndGet();
+        return runningSale(jdbc, ACTIVITIES.incrementAndGet(), stock);
+    }
+
+    /** Sale {@code id}, running now, of product 1 with {@code stock} units. */
+    static long runningSale(JdbcClient jdbc, long id, int stock) {
         jdbc.sql("INSERT INTO seckill_activities (id, name, starts_at, ends_at) VALUES (?, ?, ?, ?)")
                 .params(id, "fast " + id, Instant.now().minusSeconds(60).toEpochMilli(),
                         Instant.now().plus(Duration.ofDays(1)).toEpochMilli()).update();

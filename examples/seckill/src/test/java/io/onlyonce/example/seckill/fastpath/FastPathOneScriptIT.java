@@ -9,9 +9,6 @@ import io.onlyonce.example.seckill.support.Api;
 import io.onlyonce.example.seckill.support.ExternalDatabases;
 import io.onlyonce.example.seckill.support.Redis;
 import io.onlyonce.example.seckill.support.TestSecrets;
-import java.math.BigDecimal;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -94,13 +91,7 @@ class FastPathOneScriptIT {
     }
 
     long sale(int stock) {
-        long id = ACTIVITIES.incrementAndGet();
-        jdbc.sql("INSERT INTO seckill_activities (id, name, starts_at, ends_at) VALUES (?, ?, ?, ?)")
-                .params(id, "one script " + id, Instant.now().minusSeconds(60).toEpochMilli(),
-                        Instant.now().plus(Duration.ofDays(1)).toEpochMilli()).update();
-        jdbc.sql("INSERT INTO seckill_stock (activity_id, product_id, price, initial_stock, stock) VALUES (?, 1, ?, ?, ?)")
-                .params(id, new BigDecimal("9.90"), stock, stock).update();
-        return id;
+        return FastPathHttpIT.runningSale(jdbc, ACTIVITIES.incrementAndGet(), stock);
     }
 
     /** Calls per command since the server started, from {@code INFO commandstats}. */

@@ -60,6 +60,13 @@ record UserConfiguration(ScratchDatabase database, @Nullable String redisPrefix,
             registry.add("onlyonce.redis.key-prefix", () -> redisPrefix);
             registry.add("spring.data.redis.host", () -> "127.0.0.1");
             registry.add("spring.data.redis.port", () -> redisPort);
+            if (redisPort == SHARED_REDIS) {
+                // HTTP semantics, not outages: the first lazy connect and a 50-way burst on a loaded
+                // build machine stay within the store's budget (the budget itself is tested by
+                // onlyonce-spring-boot's RedisOutageDefaultSettings*IT, an outage by PostgresRedisDownIT)
+                registry.add("onlyonce.redis.command-timeout", () -> "30s");
+                registry.add("onlyonce.circuit-breaker.slow-call-duration-threshold", () -> "30s");
+            }
             return;
         }
         registry.add("onlyonce.store", () -> "jdbc");

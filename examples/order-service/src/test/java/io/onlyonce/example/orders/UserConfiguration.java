@@ -85,6 +85,19 @@ record UserConfiguration(ScratchDatabase database, @Nullable String redisPrefix,
         }
     }
 
+    /** The scope of each live OnlyOnce record for {@code refundNo}, such as {@code method <class>#<method> alice}. */
+    List<String> scopes(StringRedisTemplate redis, String refundNo) {
+        if (redisPrefix != null) {
+            // <prefix>i:<scope>:<key>; these scopes hold no character the key layout escapes
+            List<String> scopes = new ArrayList<>();
+            for (String name : redis.keys(redisPrefix + "i:*:" + refundNo)) {
+                scopes.add(name.substring((redisPrefix + "i:").length(), name.length() - refundNo.length() - 1));
+            }
+            return scopes;
+        }
+        return database.strings("SELECT scope FROM onlyonce_idempotency WHERE idem_key = '" + refundNo + "'");
+    }
+
     /** The status of each live OnlyOnce record for {@code refundNo}: P (in progress) or C (completed). */
     List<String> records(StringRedisTemplate redis, String refundNo) {
         List<String> statuses = new ArrayList<>();

@@ -7,7 +7,9 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * Makes a Spring MVC handler method take effect only once per key or per token.
+ * Makes a method take effect only once per key or per token: a Spring MVC or WebFlux handler
+ * method, or a method of any other Spring bean (a service, a message listener), keyed by its
+ * arguments.
  *
  * <pre>{@code
  * @PostMapping("/orders")
@@ -21,11 +23,18 @@ import java.lang.annotation.Target;
  * @PostMapping("/seckill/orders")
  * @Idempotent(strategy = Idempotent.Strategy.TOKEN, scope = "seckill")
  * Order buy(...) { ... }                        // one-time token, consumed before the method runs
+ *
+ * @Idempotent(key = "#req.refundNo")             // a service method: the key from its arguments,
+ * @Transactional                                // completed once the transaction commits
+ * public Refund refund(RefundRequest req) { ... }
  * }</pre>
  *
- * <p>The method must be public, non-final, on a non-final Spring MVC controller class: the
- * application fails to start otherwise, instead of silently not protecting it. Calls from the
- * same class ({@code this.create(...)}) are not intercepted, as with every Spring proxy.
+ * <p>The method must not be private, static or final, nor in a final class; package-private and
+ * protected methods are fine on the class-based proxies Spring Boot makes by default (a bean
+ * proxied through its interfaces needs public interface methods). A method of a bean that is not a
+ * web handler needs a {@link #key()} expression and the KEY strategy, and returns its result rather
+ * than a future. The application fails to start otherwise, instead of silently not protecting it. Calls from the same class
+ * ({@code this.create(...)}) are not intercepted, as with every Spring proxy.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)

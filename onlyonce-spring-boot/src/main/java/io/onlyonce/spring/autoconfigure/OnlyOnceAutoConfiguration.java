@@ -197,10 +197,11 @@ public class OnlyOnceAutoConfiguration {
     IdempotencyConfig onlyOnceDefaultConfig(OnlyOnceProperties properties) {
         OnlyOnceProperties.Key key = properties.key();
         return IdempotencyConfig.custom()
-                .retention(key.retention())
-                .lease(key.lease())
+                .retention(PropertyChecks.atLeastOneMillisecond(key.retention(), "onlyonce.key.retention"))
+                .lease(PropertyChecks.atLeastOneMillisecond(key.lease(), "onlyonce.key.lease"))
                 .storeFailurePolicy(key.storeFailurePolicy())
-                .unavailableRetryAfter(key.unavailableRetryAfter())
+                .unavailableRetryAfter(PropertyChecks.atLeastOneMillisecond(key.unavailableRetryAfter(),
+                        "onlyonce.key.unavailable-retry-after"))
                 .build();
     }
 
@@ -264,7 +265,8 @@ public class OnlyOnceAutoConfiguration {
     MethodSettings.Factory onlyOnceMethodSettings(IdempotencyConfig defaults, OnlyOnceProperties properties) {
         // a token request's answer outlives the token: a duplicate sent after the token expired is still
         // told "duplicate submission" (with the first answer), not "expired, get a new token"
-        return new MethodSettings.Factory(defaults, properties.token().ttl().multipliedBy(2), properties.key().replayExcludedHeaders(),
+        return new MethodSettings.Factory(defaults, properties.token().ttl().multipliedBy(2),
+                PropertyChecks.headerNames(properties.key().replayExcludedHeaders(), "onlyonce.key.replay-excluded-headers"),
                 properties.key().maxBodySize().toBytes());
     }
 

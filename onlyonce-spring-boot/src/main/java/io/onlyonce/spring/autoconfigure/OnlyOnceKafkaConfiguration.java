@@ -317,7 +317,7 @@ class OnlyOnceKafkaConfiguration {
         KafkaMessageTransport onlyOnceKafkaTransport(KafkaProperties kafka, ObjectProvider<KafkaConnectionDetails> details,
                 OnlyOnceProperties properties) {
             checkDurability(kafka);
-            Duration timeout = positive(properties.messaging().kafka().sendTimeout(), "onlyonce.messaging.kafka.send-timeout");
+            Duration timeout = PropertyChecks.positive(properties.messaging().kafka().sendTimeout(), "onlyonce.messaging.kafka.send-timeout");
             return KafkaMessageTransport.create(producerProperties(kafka, details.getIfAvailable()), timeout);
         }
 
@@ -435,13 +435,5 @@ class OnlyOnceKafkaConfiguration {
             throw new IllegalStateException("the dead-letter topics of " + List.of(topics) + " could not be created"
                     + " (onlyonce.messaging.kafka.create-topics=false leaves them to you): " + e, e);
         }
-    }
-
-    static Duration positive(Duration duration, String property) {
-        if (duration.isNegative() || duration.isZero()) {
-            throw new OnlyOnceConfigurationException(property + " must be positive, was " + duration,
-                    "Set " + property + " to a positive duration such as 10s.");
-        }
-        return duration;
     }
 }

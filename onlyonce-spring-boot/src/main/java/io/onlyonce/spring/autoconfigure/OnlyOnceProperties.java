@@ -219,6 +219,11 @@ public record OnlyOnceProperties(
             @DefaultValue("256") int tokenShards,
             @DefaultValue("2s") Duration commandTimeout,
             @DefaultValue("2s") Duration requestBudget) {
+
+        public Redis {
+            PropertyChecks.positive(commandTimeout, "onlyonce.redis.command-timeout");
+            PropertyChecks.positive(requestBudget, "onlyonce.redis.request-budget");
+        }
     }
 
     /**

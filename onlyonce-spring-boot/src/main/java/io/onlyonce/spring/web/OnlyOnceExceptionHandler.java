@@ -13,7 +13,6 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
-import org.springframework.util.ClassUtils;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 
@@ -32,11 +31,14 @@ public class OnlyOnceExceptionHandler {
     /** Header marking a replayed response. */
     public static final String REPLAYED_HEADER = "Idempotent-Replayed";
 
+    /** The {@code Retry-After} of a 503 for a store failure outside the engine, unless configured. */
+    static final Duration DEFAULT_UNAVAILABLE_RETRY_AFTER = Duration.ofSeconds(5);
+
     private final OnlyOnceProblems problems;
     private final Duration unavailableRetryAfter;
 
     public OnlyOnceExceptionHandler(OnlyOnceProblems problems) {
-        this(problems, Duration.ofSeconds(5));
+        this(problems, DEFAULT_UNAVAILABLE_RETRY_AFTER);
     }
 
     /** @param unavailableRetryAfter the Retry-After of a 503 for a store failure outside the engine */
@@ -45,19 +47,23 @@ public class OnlyOnceExceptionHandler {
         this.unavailableRetryAfter = unavailableRetryAfter;
     }
 
+    /** The {@code Retry-After} of a 503 for a store failure outside the engine. */
+    Duration unavailableRetryAfter() {
+        return unavailableRetryAfter;
+    }
+
     /**
-     * A store failure outside the engine (issuing a token): 503 {@code idempotency-store-unavailable};
-     * a message the business transaction could not record in the outbox
-     * ({@code io.onlyonce.messaging.OutboxUnavailableException}): 503 {@code outbox-unavailable}. Both
-     * with {@code Retry-After}, without the store's message, and written by {@link OnlyOnceFilter} past
-     * the application's result wrappers.
+     * A store failure outside the engine (issuing a token, an {@code @Idempotent} service method's store
+     * under STRICT): 503 {@code idempotency-store-unavailable}; a message the business transaction could
+     * not record in the outbox ({@code io.onlyonce.messaging.OutboxUnavailableException}): 503
+     * {@code outbox-unavailable}. Both with {@code Retry-After}, without the store's message, and
+     * written by {@link OnlyOnceFilter} past the application's result wrappers (see
+     * {@link OnlyOnceRefusals}, which has usually remembered it already).
      */
     @ExceptionHandler(StoreUnavailableException.class)
     public @Nullable ResponseEntity<?> handle(StoreUnavailableException failure, HttpServletRequest request) {
-        ProblemType type = OUTBOX_PRESENT && Outbox.failed(failure)
-                ? ProblemType.OUTBOX_UNAVAILABLE
-                : ProblemType.STORE_UNAVAILABLE;
-        return pastTheWrappers(request, OnlyOnceRejection.problem(type, unavailableRetryAfter));
+        OnlyOnceRejection rejection = java.util.Objects.requireNonNull(OnlyOnceRefusals.rejection(failure, unavailableRetryAfter));
+        return pastTheWrappers(request, rejection);
     }
 
     /**
@@ -66,7 +72,7 @@ public class OnlyOnceExceptionHandler {
      */
     @ExceptionHandler({io.onlyonce.spring.IdempotencyRefusedException.class, io.onlyonce.InvalidIdempotencyKeyException.class})
     public ResponseEntity<?> handleRefusal(RuntimeException refusal, HttpServletRequest request) {
-        OnlyOnceRejection rejection = java.util.Objects.requireNonNull(OnlyOnceRefusals.rejection(refusal));
+        OnlyOnceRejection rejection = java.util.Objects.requireNonNull(OnlyOnceRefusals.rejection(refusal, unavailableRetryAfter));
         return problem(rejection, request);
     }
 
@@ -112,16 +118,6 @@ public class OnlyOnceExceptionHandler {
             builder.header(HttpHeaders.RETRY_AFTER, Long.toString(seconds(retryAfter)));
         }
         return builder.body(problem);
-    }
-
-    private static final boolean OUTBOX_PRESENT =
-            ClassUtils.isPresent("io.onlyonce.messaging.OutboxUnavailableException", OnlyOnceExceptionHandler.class.getClassLoader());
-
-    /** Loaded only when the message layer is on the classpath. */
-    private static final class Outbox {
-        static boolean failed(StoreUnavailableException failure) {
-            return failure instanceof io.onlyonce.messaging.OutboxUnavailableException;
-        }
     }
 
     /** A {@code Retry-After} in whole seconds, rounded up, at least one. */

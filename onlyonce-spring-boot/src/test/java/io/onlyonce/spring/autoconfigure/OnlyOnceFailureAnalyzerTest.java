@@ -7,6 +7,8 @@ import io.onlyonce.spring.Idempotent;
 import io.onlyonce.spring.OnlyOnceConfigurationException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
@@ -65,6 +67,35 @@ class OnlyOnceFailureAnalyzerTest {
                 .contains("OnlyOnce: @Idempotent cannot apply in bean 'pointsService': PointsService.credit is private.")
                 .contains("Action:")
                 .contains("Change what is named above, or remove @Idempotent from the method");
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ImportAutoConfiguration({OnlyOnceAutoConfiguration.class, AopAutoConfiguration.class})
+    static class PlainApplication {
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', textBlock = """
+            onlyonce.redis.command-timeout=0s          | onlyonce.redis.command-timeout must be positive, was PT0S.               | Set onlyonce.redis.command-timeout to a positive duration such as 10s.
+            onlyonce.redis.request-budget=-1s          | onlyonce.redis.request-budget must be positive, was PT-1S.               | Set onlyonce.redis.request-budget to a positive duration such as 10s.
+            onlyonce.key.lease=0s                      | onlyonce.key.lease must be at least one millisecond, was PT0S.           | Set onlyonce.key.lease to a positive duration of whole milliseconds such as 30s.
+            onlyonce.key.retention=0s                  | onlyonce.key.retention must be at least one millisecond, was PT0S.       | Set onlyonce.key.retention to a positive duration of whole milliseconds such as 30s.
+            'onlyonce.key.replay-excluded-headers= ,X' | onlyonce.key.replay-excluded-headers has an empty header name at position 1 of [, X]. | Set onlyonce.key.replay-excluded-headers to header names separated by commas, without an empty entry, such as X-Trace-Id,X-Debug.
+            """)
+    void anInvalidPropertyIsReportedNamingItAndItsFix(String property, String description, String action,
+            CapturedOutput output) {
+        SpringApplication application = new SpringApplication(PlainApplication.class);
+        application.setWebApplicationType(WebApplicationType.NONE);
+        Throwable failure = catchThrowable(() -> application.run("--" + property));
+
+        assertThat(failure).hasRootCauseInstanceOf(OnlyOnceConfigurationException.class);
+        FailureAnalysis analysis = new OnlyOnceFailureAnalyzer().analyze(failure);
+        assertThat(analysis).isNotNull();
+        assertThat(analysis.getDescription()).isEqualTo("OnlyOnce: " + description);
+        assertThat(analysis.getAction()).isEqualTo(action);
+        assertThat(output).contains("APPLICATION FAILED TO START")
+                .contains("Description:" + System.lineSeparator() + System.lineSeparator() + "OnlyOnce: " + description)
+                .contains("Action:" + System.lineSeparator() + System.lineSeparator() + action);
     }
 
     @Test

@@ -31,6 +31,9 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.MethodParameter;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.converter.HttpMessageConverter;
 import org.springframework.http.server.ServerHttpRequest;
@@ -38,8 +41,10 @@ import org.springframework.http.server.ServerHttpResponse;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
+import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseBodyAdvice;
@@ -49,8 +54,8 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * On PostgreSQL at 127.0.0.1:5432, each case in a database of its own: OnlyOnce's tables missing
  * fail start-up with the table and both ways to create it, and an outbox that cannot record its
- * message is answered 503 {@code outbox-unavailable}, past the application's result wrapper, with
- * the business change rolled back.
+ * message is answered 503 {@code outbox-unavailable}, past the application's result wrapper and its
+ * global exception handler, with the business change rolled back.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class MissingTablesAndFailingOutboxIT {
@@ -65,8 +70,12 @@ class MissingTablesAndFailingOutboxIT {
     public record CommonResult(int code, String msg, @Nullable Object data) {
     }
 
-    /** The application's result wrapper: {"code":0,"msg":"ok","data":...} around every body. */
+    /**
+     * The application's result wrapper: {"code":0,"msg":"ok","data":...} around every body, and every
+     * exception answered 200 {"code":500}, ordered before every other advice.
+     */
     @RestControllerAdvice
+    @Order(Ordered.HIGHEST_PRECEDENCE)
     static class WrapEverything implements ResponseBodyAdvice<Object> {
         @Override
         public boolean supports(MethodParameter returnType, Class<? extends HttpMessageConverter<?>> converterType) {
@@ -78,6 +87,12 @@ class MissingTablesAndFailingOutboxIT {
                 Class<? extends HttpMessageConverter<?>> converterType, ServerHttpRequest request,
                 ServerHttpResponse response) {
             return body instanceof CommonResult ? body : new CommonResult(0, "ok", body);
+        }
+
+        @ExceptionHandler(Exception.class)
+        @ResponseStatus(HttpStatus.OK)
+        CommonResult failed(Exception e) {
+            return new CommonResult(500, "system error", null);
         }
     }
 
@@ -165,7 +180,7 @@ class MissingTablesAndFailingOutboxIT {
     }
 
     @Test
-    void anOutboxThatCannotRecordIsAnswered503PastTheResultWrapperAndNothingIsCommitted() throws SQLException {
+    void anOutboxThatCannotRecordIsAnswered503PastTheResultWrapperAndExceptionHandlerAndNothingIsCommitted() throws SQLException {
         String database = newDatabase();
         running = start(database, "--onlyonce.messaging.initialize-schema=always");
         JdbcTemplate jdbc = new JdbcTemplate(running.getBean(DataSource.class));

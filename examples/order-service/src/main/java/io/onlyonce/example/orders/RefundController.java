@@ -24,6 +24,11 @@ class RefundController {
         return refunds.refund(request, principal.getName());
     }
 
+    @PostMapping("/refund-notices")
+    Refund refundNotified(@RequestBody RefundRequest request) {
+        return refunds.refundNotified(request);
+    }
+
     @PostMapping("/checkouts")
     Refund checkout(@RequestBody RefundRequest request, Principal principal) {
         return checkouts.checkout(request, principal.getName());

@@ -19,6 +19,9 @@ public class RefundService {
     /** Printed, for a test that kills the service there, once a refund marked "pause-" committed. */
     public static final String COMMITTED_MARK = "ORDERS-TEST COMMITTED ";
 
+    /** The owner of a refund the payment platform notified. */
+    public static final String PLATFORM = "payment-platform";
+
     private final Refunds refunds;
     private final boolean pauseAfterCommit;
     private final AtomicInteger executions = new AtomicInteger();
@@ -47,6 +50,19 @@ public class RefundService {
             });
         }
         return refund;
+    }
+
+    /**
+     * A refund the payment platform notified, once per refund number whoever relays the notice (an
+     * operator's console, a reconciliation job): the number is the platform's, global by nature, so
+     * the caller is not part of the key's scope, and a second relay of the same notice is given the
+     * refund the first one made.
+     */
+    @Idempotent(key = "#request.refundNo", perPrincipal = false)
+    @Transactional
+    public Refund refundNotified(RefundRequest request) {
+        executions.incrementAndGet();
+        return refunds.insert(request.refundNo(), request.orderId(), request.amountCents(), PLATFORM);
     }
 
     /** How many times a refund ran in this instance. */

@@ -52,6 +52,10 @@ abstract class AbstractUserConfigurationIT {
         return configuration().records(redis, refundNo);
     }
 
+    List<String> scopes(String refundNo) {
+        return configuration().scopes(redis, refundNo);
+    }
+
     @BeforeEach
     void client() {
         client = new Client("http://127.0.0.1:" + port);
@@ -126,6 +130,39 @@ abstract class AbstractUserConfigurationIT {
         assertThat(bob.body()).doesNotContain("alice");
         assertThat(refundService.executions() - before).as("bob's call is his own").isEqualTo(1);
         assertThat(refundRows(refundNo)).as("the data layer's unique refund number holds").isEqualTo(1);
+        assertThat(scopes(refundNo)).as("bob's failed call released his own record")
+                .containsExactly("method io.onlyonce.example.orders.RefundService#refund alice");
+    }
+
+    @Test
+    void aNotifiedRefundKeyedWithoutThePrincipalIsOneRefundWhoeverRelaysIt() {
+        String refundNo = newRefundNo();
+        int before = refundService.executions();
+        HttpResponse<String> alice = client.post("alice", "/refund-notices", Client.refund(refundNo));
+        HttpResponse<String> bob = client.post("bob", "/refund-notices", Client.refund(refundNo));
+
+        assertThat(Client.json(alice).get("code").asInt()).as(alice.body()).isZero();
+        assertThat(bob.body()).as("perPrincipal = false: bob is given the refund alice's relay made").isEqualTo(alice.body());
+        assertThat(Client.json(bob).get("data").get("owner").asString()).isEqualTo(RefundService.PLATFORM);
+        assertThat(refundService.executions() - before).isEqualTo(1);
+        assertThat(refundRows(refundNo)).isEqualTo(1);
+        assertThat(scopes(refundNo)).containsExactly("method io.onlyonce.example.orders.RefundService#refundNotified");
+    }
+
+    @Test
+    void aCallOutsideAnyRequestIsScopedByTheMethodAloneAndNotByAUsersScope() {
+        String refundNo = newRefundNo();
+        int before = refundService.executions();
+        RefundRequest request = new RefundRequest(refundNo, 7, 1200, 0, false);
+        // a job's call: no request, no security context on this thread
+        Refund first = refundService.refund(request, "nightly-job");
+        Refund again = refundService.refund(request, "nightly-job");
+
+        assertThat(again).isEqualTo(first);
+        assertThat(refundService.executions() - before).isEqualTo(1);
+        assertThat(refundRows(refundNo)).isEqualTo(1);
+        assertThat(scopes(refundNo)).containsExactly("method io.onlyonce.example.orders.RefundService#refund");
+        assertThat(records(refundNo)).containsExactly("C");
     }
 
     @Test

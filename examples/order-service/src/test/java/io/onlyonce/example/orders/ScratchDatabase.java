@@ -56,6 +56,21 @@ record ScratchDatabase(String platform, String url, String user, String name) {
         }
     }
 
+    /** Runs one query answering text, a row each. */
+    java.util.List<String> strings(String sql) {
+        try (Connection connection = DriverManager.getConnection(url, user, "");
+                Statement statement = connection.createStatement();
+                var rows = statement.executeQuery(sql)) {
+            java.util.List<String> values = new java.util.ArrayList<>();
+            while (rows.next()) {
+                values.add(rows.getString(1));
+            }
+            return values;
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
+    }
+
     private void admin(String adminUrl, String sql) {
         try (Connection connection = DriverManager.getConnection(adminUrl, user, "");
                 Statement statement = connection.createStatement()) {

@@ -152,7 +152,8 @@ class OnlyOnceWebConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(name = "onlyOnceWebMvcConfigurer")
-    WebMvcConfigurer onlyOnceWebMvcConfigurer(AcceptCheck acceptCheck, TokenHandlerInterceptor tokenInterceptor) {
+    WebMvcConfigurer onlyOnceWebMvcConfigurer(AcceptCheck acceptCheck, TokenHandlerInterceptor tokenInterceptor,
+            OnlyOnceProperties properties) {
         return new WebMvcConfigurer() {
             @Override
             public void addInterceptors(InterceptorRegistry registry) {
@@ -163,7 +164,7 @@ class OnlyOnceWebConfiguration {
 
             @Override
             public void extendHandlerExceptionResolvers(List<HandlerExceptionResolver> resolvers) {
-                resolvers.add(0, new OnlyOnceRefusals());
+                resolvers.add(0, new OnlyOnceRefusals(properties.key().unavailableRetryAfter()));
             }
         };
     }

@@ -9,10 +9,8 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;
 import org.springframework.util.ClassUtils;
-import org.springframework.web.context.WebApplicationContext;
 import org.springframework.web.servlet.HandlerExceptionResolver;
 import org.springframework.web.servlet.ModelAndView;
-import org.springframework.web.servlet.support.RequestContextUtils;
 
 /**
  * Turns a refusal of an {@code @Idempotent} service method that reaches Spring MVC (in progress, key
@@ -30,7 +28,12 @@ public final class OnlyOnceRefusals implements HandlerExceptionResolver, Ordered
     private static final boolean OUTBOX_PRESENT =
             ClassUtils.isPresent("io.onlyonce.messaging.OutboxUnavailableException", OnlyOnceRefusals.class.getClassLoader());
 
-    private volatile @Nullable Duration unavailableRetryAfter;
+    private final Duration unavailableRetryAfter;
+
+    /** @param unavailableRetryAfter the {@code Retry-After} of a 503 for a store or an outbox that failed */
+    public OnlyOnceRefusals(Duration unavailableRetryAfter) {
+        this.unavailableRetryAfter = unavailableRetryAfter;
+    }
 
     @Override
     public int getOrder() {
@@ -43,9 +46,7 @@ public final class OnlyOnceRefusals implements HandlerExceptionResolver, Ordered
         if (request.getAttribute(OnlyOnceFilter.REJECTION) != null) {
             return null;
         }
-        OnlyOnceRejection rejection = failure instanceof StoreUnavailableException
-                ? rejection(failure, unavailableRetryAfter(request))
-                : rejection(failure, OnlyOnceExceptionHandler.DEFAULT_UNAVAILABLE_RETRY_AFTER);
+        OnlyOnceRejection rejection = rejection(failure, unavailableRetryAfter);
         if (rejection != null) {
             OnlyOnceFilter.remember(request, rejection);
         }
@@ -77,20 +78,6 @@ public final class OnlyOnceRefusals implements HandlerExceptionResolver, Ordered
             return OnlyOnceRejection.problem(type, unavailableRetryAfter);
         }
         return null;
-    }
-
-    /** The configured {@code onlyonce.key.unavailable-retry-after}, as the application's exception handler has it. */
-    private Duration unavailableRetryAfter(HttpServletRequest request) {
-        Duration known = unavailableRetryAfter;
-        if (known == null) {
-            WebApplicationContext context = RequestContextUtils.findWebApplicationContext(request);
-            OnlyOnceExceptionHandler handler = context == null
-                    ? null
-                    : context.getBeanProvider(OnlyOnceExceptionHandler.class).getIfUnique();
-            known = handler == null ? OnlyOnceExceptionHandler.DEFAULT_UNAVAILABLE_RETRY_AFTER : handler.unavailableRetryAfter();
-            unavailableRetryAfter = known;
-        }
-        return known;
     }
 
     /** Loaded only when the message layer is on the classpath. */

@@ -34,6 +34,9 @@ if [ -n "$missing" ]; then
   esac
 fi
 
+# every published module is in onlyonce-bom, at its own version (a single-file Java program, under a second)
+java scripts/CheckBom.java
+
 bash scripts/services.sh
 
 # the release profile too (sources and javadoc jars, javadoc's lint as errors), signing skipped:

@@ -38,7 +38,7 @@ public final class GatewayLineCheck implements ApplicationContextInitializer<Con
     public void initialize(ConfigurableApplicationContext context) {
         String refusal = refusal(bootVersion.get(), gatewayVersion.get());
         if (refusal != null) {
-            throw new UnsupportedLine(refusal, ACTION);
+            throw new UnsupportedLine(refusal);
         }
     }
 
@@ -59,30 +59,15 @@ public final class GatewayLineCheck implements ApplicationContextInitializer<Con
     }
 
     /**
-     * The refusal: Spring Boot reports it as "APPLICATION FAILED TO START" with the
-     * {@link #description()} and the {@link #action()}.
+     * The refusal, its message what is wrong: Spring Boot reports it as "APPLICATION FAILED TO START"
+     * with that description and {@link #ACTION}.
      */
     public static final class UnsupportedLine extends IllegalStateException {
 
         private static final long serialVersionUID = 1L;
 
-        private final String description;
-        private final String action;
-
-        UnsupportedLine(String description, String action) {
-            super(description + " " + action);
-            this.description = description;
-            this.action = action;
-        }
-
-        /** What is wrong. */
-        public String description() {
-            return description;
-        }
-
-        /** What to do about it. */
-        public String action() {
-            return action;
+        UnsupportedLine(String description) {
+            super(description);
         }
     }
 }

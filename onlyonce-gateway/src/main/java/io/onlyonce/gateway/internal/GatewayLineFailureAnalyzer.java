@@ -8,6 +8,6 @@ class GatewayLineFailureAnalyzer extends AbstractFailureAnalyzer<GatewayLineChec
 
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, GatewayLineCheck.UnsupportedLine cause) {
-        return new FailureAnalysis("OnlyOnce: " + cause.description(), cause.action(), cause);
+        return new FailureAnalysis("OnlyOnce: " + cause.getMessage(), GatewayLineCheck.ACTION, cause);
     }
 }

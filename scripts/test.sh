@@ -15,6 +15,9 @@ if ! command -v mvn >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1; then
     maven openjdk-17-jdk-headless
 fi
 
+# every published module is in onlyonce-bom, at its own version (a single-file Java program, under a second)
+java scripts/CheckBom.java
+
 # the walk-through test runs scripts/demo.sh, which needs curl, jq and openssl; the web page's
 # browser test needs headless Chromium and its driver; the operations test checks ops/'s rules and
 # dashboard with Prometheus and promtool (command:package)

@@ -20,12 +20,13 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.data.redis.autoconfigure.LettuceClientConfigurationBuilderCustomizer;
+import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -48,10 +49,10 @@ abstract class AbstractRedisOutageIT {
     @TestConfiguration(proxyBeanMethods = false)
     static class FailFast {
         @Bean
-        LettuceClientConfigurationBuilderCustomizer rejectCommandsWhileDisconnected() {
-            return builder -> builder.clientOptions(ClientOptions.builder()
+        static BeanDefinitionRegistryPostProcessor failFastLettuce() {
+            return LettuceCustomizer.named("rejectCommandsWhileDisconnected", builder -> builder.clientOptions(ClientOptions.builder()
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                    .build());
+                    .build()));
         }
     }
 
@@ -121,10 +122,16 @@ abstract class AbstractRedisOutageIT {
     @Autowired
     protected MeterRegistry meters;
 
+    @Autowired
+    LettuceConnectionFactory redisConnections;
+
     protected Http http;
 
     @BeforeEach
     void setUpHttp() {
+        assertThat(redisConnections.getClientConfiguration().getClientOptions()).as("Boot's factory got the customizer")
+                .hasValueSatisfying(options -> assertThat(options.getDisconnectedBehavior())
+                        .isEqualTo(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS));
         http = new Http(port);
         orders.reset();
     }

@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.Test;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /** STRICT (the default): with Redis gone, a protected request is refused with 503 and does not run. */
 class RedisOutageStrictIT extends AbstractRedisOutageIT {
@@ -23,7 +21,7 @@ class RedisOutageStrictIT extends AbstractRedisOutageIT {
         assertThat(refused.headers().firstValue("Retry-After")).contains("5");
         assertThat(refused.headers().firstValue("Content-Type")).hasValueSatisfying(
                 t -> assertThat(t).startsWith("application/problem+json"));
-        JsonNode problem = JsonMapper.builder().build().readTree(refused.body());
+        JsonDoc problem = JsonDoc.parse(refused.body());
         assertThat(problem.get("type").asString()).isEqualTo("urn:onlyonce:problem:idempotency-store-unavailable");
         assertThat(problem.get("status").asInt()).isEqualTo(503);
         assertThat(refused.body()).doesNotContainIgnoringCase("redis").doesNotContainIgnoringCase("lettuce")

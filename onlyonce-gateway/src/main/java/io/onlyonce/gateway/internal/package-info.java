@@ -1,4 +1,4 @@
-/** Internals of the gateway filter: body reading, fingerprints, problems. Not an API. */
+/** Internals of the gateway filter: body reading, fingerprints, problems, the start-up line check. Not an API. */
 @NullMarked
 package io.onlyonce.gateway.internal;
 

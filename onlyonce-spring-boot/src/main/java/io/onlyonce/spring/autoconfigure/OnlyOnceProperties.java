@@ -212,7 +212,8 @@ public record OnlyOnceProperties(
      *     waits at most what is left of it (or command-timeout, when shorter), and once it is spent the
      *     request's next store call fails at once (STRICT: 503). Time outside store calls is not
      *     counted, and the calls that record work already done (completing a record, releasing a
-     *     key) keep command-timeout.
+     *     key) keep command-timeout. A servlet filter opens it, so it applies to Spring MVC only: on
+     *     WebFlux each store call has command-timeout.
      */
     public record Redis(
             @DefaultValue("oo:") String keyPrefix,

@@ -1,5 +1,6 @@
 package io.onlyonce.spring.autoconfigure;
 
+import io.onlyonce.internal.ReleaseLine;
 import io.onlyonce.spring.OnlyOnceConfigurationException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.SpringBootVersion;
@@ -31,22 +32,9 @@ public final class SpringBootLineCheck implements ApplicationContextInitializer<
 
     /** Why {@code version} is refused, or {@code null} when it is supported (or unknown, as in a shaded jar). */
     static @Nullable String refusal(@Nullable String version) {
-        if (version == null || version.isBlank()) {
-            return null;
-        }
-        String[] parts = version.split("[.-]");
-        int major;
-        int minor;
-        try {
-            major = Integer.parseInt(parts[0]);
-            minor = parts.length > 1 ? Integer.parseInt(parts[1]) : 0;
-        } catch (NumberFormatException unknown) {
-            return null;
-        }
-        if (major < 3 || (major == 3 && minor < 5)) {
-            return "this application runs Spring Boot " + version + ", and OnlyOnce needs Spring Boot " + OLDEST
-                    + " or later (3.5.x, 4.0.x, 4.1.x).";
-        }
-        return null;
+        return ReleaseLine.of(version).filter(line -> line.isBefore(3, 5))
+                .map(old -> "this application runs Spring Boot " + version + ", and OnlyOnce needs Spring Boot " + OLDEST
+                        + " or later (3.5.x, 4.0.x, 4.1.x).")
+                .orElse(null);
     }
 }

@@ -130,6 +130,11 @@ class ReactiveIdempotentHttpTest {
         HttpResponse<byte[]> response = post("/orders", "alice", null, ORDER);
         assertProblem(response, 400, "idempotency-key-missing");
         assertThat(text(response)).contains("\"instance\":\"/orders\"");
+        assertTitleAndDetail(response, "Idempotency key missing",
+                "This operation requires an idempotency key. Send the same key again with every retry of this request.");
+        HttpResponse<byte[]> chinese = inChinese(request("/orders", "alice", null, ORDER));
+        assertProblem(chinese, 400, "idempotency-key-missing");
+        assertTitleAndDetail(chinese, "缺少幂等键", "此操作需要幂等键。重试同一请求时请发送相同的键。");
         assertThat(executions.of("orders")).isZero();
         assertProblem(post("/orders", "alice", "a,b", ORDER), 400, "idempotency-key-invalid");
     }
@@ -165,6 +170,12 @@ class ReactiveIdempotentHttpTest {
         HttpResponse<byte[]> duplicate = post("/orders/slow", "alice", key, ORDER);
         assertProblem(duplicate, 409, "idempotency-request-in-progress");
         assertThat(duplicate.headers().firstValue("Retry-After")).hasValueSatisfying(v -> assertThat(Long.parseLong(v)).isPositive());
+        assertTitleAndDetail(duplicate, "Request in progress",
+                "A request with this idempotency key is still being processed. Retry it after the time given in Retry-After.");
+        HttpResponse<byte[]> chinese = inChinese(request("/orders/slow", "alice", key, ORDER));
+        assertProblem(chinese, 409, "idempotency-request-in-progress");
+        assertThat(chinese.headers().firstValue("Retry-After")).isPresent();
+        assertTitleAndDetail(chinese, "请求处理中", "使用该幂等键的请求仍在处理中，请在 Retry-After 指定的时间后重试。");
         controller.open();
         assertThat(first.get().statusCode()).isEqualTo(200);
         assertThat(text(first.get())).isEqualTo("done");
@@ -269,6 +280,12 @@ class ReactiveIdempotentHttpTest {
         assertProblem(response, 503, "idempotency-store-unavailable");
         assertThat(response.headers().firstValue("Retry-After")).isPresent();
         assertThat(text(response)).doesNotContain("down for the test");
+        assertTitleAndDetail(response, "Service temporarily unavailable", "The request cannot be protected against duplicates"
+                + " right now, so it was not processed. Retry it after the time given in Retry-After.");
+        HttpResponse<byte[]> chinese = inChinese(request("/orders", "alice", newKey(), ORDER));
+        assertProblem(chinese, 503, "idempotency-store-unavailable");
+        assertThat(chinese.headers().firstValue("Retry-After")).isPresent();
+        assertTitleAndDetail(chinese, "服务暂时不可用", "当前无法对请求进行防重复保护，因此请求未被处理。请在 Retry-After 指定的时间后重试。");
         assertThat(executions.of("orders")).isZero();
     }
 
@@ -331,6 +348,15 @@ class ReactiveIdempotentHttpTest {
         assertThat(response.headers().firstValue("Content-Type")).contains("application/problem+json");
         assertThat(text(response)).contains("\"type\":\"urn:onlyonce:problem:" + slug + "\"")
                 .contains("\"status\":" + status);
+    }
+
+    /** The problem's title and detail, exactly as {@code messages*.properties} word them. */
+    static void assertTitleAndDetail(HttpResponse<byte[]> response, String title, String detail) {
+        assertThat(text(response)).contains("\"title\":\"" + title + "\"").contains("\"detail\":\"" + detail + "\"");
+    }
+
+    private HttpResponse<byte[]> inChinese(HttpRequest.Builder request) {
+        return send(request.header("Accept-Language", "zh-CN"));
     }
 
     private HttpResponse<byte[]> post(String path, String user, String key, String json) {

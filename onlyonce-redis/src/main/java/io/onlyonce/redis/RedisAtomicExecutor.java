@@ -17,12 +17,16 @@ import io.onlyonce.store.OwnerToken;
 import io.onlyonce.store.StoredResponseCodec;
 import io.onlyonce.token.OneTimeToken;
 import io.onlyonce.window.WindowHit;
+import io.onlyonce.redis.internal.LuaScript;
+import io.onlyonce.store.StoreBudget;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -63,14 +67,30 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RedisAtomicExecutor {
 
+    /** Redis's {@code TIME} in ms, for the clock offset. */
+    private static final LuaScript TIME = new LuaScript("time", """
+            local now = redis.call('TIME')
+            return {tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)}
+            """);
+    private static final long OFFSET_REFRESH_MILLIS = 10_000;
+
     private final RedisScriptExecutor redis;
     private final RedisKeys keys;
     private final int tokenShards;
+    private final Duration budget;
+    private final InstantSource clock;
+    /** Redis's clock minus ours (ms), when it was measured (ours), and whether a refresh is under way. */
+    private volatile long offset;
+    private volatile long offsetMeasuredAt;
+    private volatile boolean offsetKnown;
+    private final AtomicBoolean measuring = new AtomicBoolean();
 
-    private RedisAtomicExecutor(RedisScriptExecutor redis, RedisStoreConfig config) {
+    private RedisAtomicExecutor(RedisScriptExecutor redis, RedisStoreConfig config, InstantSource clock) {
         this.redis = redis;
         this.keys = new RedisKeys(config.keyPrefix());
         this.tokenShards = config.tokenShards();
+        this.budget = config.commandTimeout();
+        this.clock = clock;
     }
 
     /**
@@ -80,12 +100,26 @@ public final class RedisAtomicExecutor {
      * @throws IllegalArgumentException for any other kind of connection
      */
     public static RedisAtomicExecutor of(StatefulConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisAtomicExecutor(RedisScriptExecutor.of(connection, config.commandTimeout()), config);
+        return of(connection, config, InstantSource.system());
+    }
+
+    /** As {@link #of(StatefulConnection, RedisStoreConfig)}, computing deadlines on {@code clock}. */
+    static RedisAtomicExecutor of(StatefulConnection<byte[], byte[]> connection, RedisStoreConfig config,
+            InstantSource clock) {
+        return new RedisAtomicExecutor(RedisScriptExecutor.of(connection, config.commandTimeout()), config, clock);
     }
 
     /** An executor on a connection made on first use, which it may share with the stores. */
     public static RedisAtomicExecutor of(RedisStoreConnection connection, RedisStoreConfig config) {
-        return new RedisAtomicExecutor(RedisScriptExecutor.of(connection.port(), config.commandTimeout()), config);
+        return of(connection, config, InstantSource.system());
+    }
+
+    /**
+     * As {@link #of(RedisStoreConnection, RedisStoreConfig)}, on {@code clock}: only a call's deadline
+     * is computed on it, from Redis's clock as measured against it.
+     */
+    static RedisAtomicExecutor of(RedisStoreConnection connection, RedisStoreConfig config, InstantSource clock) {
+        return new RedisAtomicExecutor(RedisScriptExecutor.of(connection.port(), config.commandTimeout()), config, clock);
     }
 
     /**
@@ -98,7 +132,7 @@ public final class RedisAtomicExecutor {
      * @throws IllegalArgumentException on a Cluster, when the call's keys span several slots
      */
     public AtomicOutcome run(AtomicCall call) {
-        Request request = request(call);
+        Request request = request(call, deadline(call));
         return outcome(request, redis.runForList(request.operation, call.effect().script(), request.keys, request.args));
     }
 
@@ -109,7 +143,7 @@ public final class RedisAtomicExecutor {
     public CompletionStage<AtomicOutcome> runAsync(AtomicCall call) {
         Request request;
         try {
-            request = request(call);
+            request = request(call, deadline(call));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -138,7 +172,49 @@ public final class RedisAtomicExecutor {
     private record Request(String operation, IdempotencyKey key, byte[][] keys, byte[][] args) {
     }
 
-    private Request request(AtomicCall call) {
+    /**
+     * The Redis time after which the call does nothing: its budget from now, less a tenth (at most
+     * 100 ms) so that a call Redis runs as its caller gives up does nothing rather than something
+     * nobody is told of. Redis's offset from our clock is measured once before the first call (one
+     * {@code TIME}), then again every 10 s without blocking a call.
+     */
+    private long deadline(AtomicCall call) {
+        long now = clock.millis();
+        if (!offsetKnown) {
+            measure(recordKey(call.key(), call.recordSlot()));
+        } else if (now - offsetMeasuredAt > OFFSET_REFRESH_MILLIS && measuring.compareAndSet(false, true)) {
+            offsetMeasuredAt = now;
+            long before = clock.millis();
+            redis.runForListAsync("time", TIME, new byte[][] {recordKey(call.key(), call.recordSlot())})
+                    .whenComplete((answer, failure) -> {
+                        if (failure == null && !answer.isEmpty() && answer.get(0) instanceof Long server) {
+                            long after = clock.millis();
+                            offset = server - (before + after) / 2;
+                        }
+                        measuring.set(false);
+                    });
+        }
+        long left = budget.toMillis();
+        Duration remaining = StoreBudget.remaining();
+        if (remaining != null) {
+            left = Math.min(left, remaining.toMillis());
+        }
+        return clock.millis() + offset + left - Math.min(100, left / 10);
+    }
+
+    private void measure(byte[] key) {
+        long before = clock.millis();
+        List<@Nullable Object> answer = redis.runForList("time", TIME, key);
+        long after = clock.millis();
+        if (answer.size() != 1 || !(answer.get(0) instanceof Long server)) {
+            throw new StoreUnavailableException("time", new IllegalStateException("unexpected answer " + answer));
+        }
+        offset = server - (before + after) / 2;
+        offsetMeasuredAt = after;
+        offsetKnown = true;
+    }
+
+    private Request request(AtomicCall call, long deadline) {
         List<byte[]> callKeys = new ArrayList<>(3 + call.keys().size());
         callKeys.add(recordKey(call.key(), call.recordSlot()));
         byte[] tokenId = new byte[0];
@@ -163,6 +239,7 @@ public final class RedisAtomicExecutor {
         args.add(tokenId);
         args.add(windowMillis);
         args.add(new byte[] {(byte) (call.consumeTokenOnDecline() ? '1' : '0')});
+        args.add(decimal(deadline));
         args.addAll(call.args());
         return new Request("atomic " + call.effect().name(), call.key(), callKeys.toArray(new byte[0][]),
                 args.toArray(new byte[0][]));
@@ -175,6 +252,12 @@ public final class RedisAtomicExecutor {
         }
         byte[] recordKey = request.keys[0];
         switch (tag[0]) {
+            case 'l' -> {
+                if (answer.size() == 1) {
+                    throw new StoreUnavailableException(operation + " (ran after its budget: nothing was done)",
+                            new IllegalStateException("Redis ran the call after its deadline"));
+                }
+            }
             case 'c' -> {
                 if (answer.size() != 2 || !(answer.get(1) instanceof byte[] encoded)) {
                     break;

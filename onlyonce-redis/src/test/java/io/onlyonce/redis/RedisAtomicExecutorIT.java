@@ -1,5 +1,6 @@
 package io.onlyonce.redis;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -10,8 +11,11 @@ import io.onlyonce.IdempotencyKey;
 import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.token.OneTimeToken;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -94,6 +98,62 @@ class RedisAtomicExecutorIT extends AbstractRedisAtomicExecutorIT {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("atomic unfinished does not compile")
                 .hasMessageContaining("user_script:");
+    }
+
+    /**
+     * A call that Redis runs after its caller gave up (the server was paused past the budget) does
+     * nothing: no unit taken, no record, so the caller's "unavailable" is true.
+     */
+    @Test
+    void aCallRedisRunsAfterItsBudgetDoesNothing() throws Exception {
+        try (PrivateRedisServer server = PrivateRedisServer.start()) {
+            StatefulRedisConnection<byte[], byte[]> connection = server.connect();
+            RedisStoreConfig config = new RedisStoreConfig("oo:", 64).withCommandTimeout(Duration.ofMillis(300));
+            RedisAtomicExecutor executor = RedisAtomicExecutor.of(connection, config);
+            RedisIdempotencyStore records = RedisIdempotencyStore.of(connection, config);
+            connection.sync().set("oo:fx:stock".getBytes(UTF_8), "5".getBytes(UTF_8));
+            assertThat(executor.run(AtomicCall.of(newKey(), newFingerprint(), RETENTION, RESERVE).keys("oo:fx:stock").build()))
+                    .isInstanceOf(AtomicOutcome.Completed.class);
+
+            IdempotencyKey late = newKey();
+            server.pause();
+            try {
+                assertThatThrownBy(() -> executor.run(AtomicCall.of(late, newFingerprint(), RETENTION, RESERVE)
+                        .keys("oo:fx:stock").build())).isInstanceOf(StoreUnavailableException.class);
+            } finally {
+                server.resume();
+            }
+            // the call sent while Redis was paused has run by the time a later command is answered
+            assertThat(new String(connection.sync().get("oo:fx:stock".getBytes(UTF_8)), UTF_8)).isEqualTo("4");
+            assertThat(records.find(late)).isEmpty();
+        }
+    }
+
+    /** The deadline is on Redis's clock, measured against ours: a call past it is refused and does nothing. */
+    @Test
+    void aCallPastItsDeadlineOnRedisClockDoesNothing() throws Exception {
+        try (PrivateRedisServer server = PrivateRedisServer.start()) {
+            StatefulRedisConnection<byte[], byte[]> connection = server.connect();
+            RedisStoreConfig config = new RedisStoreConfig("oo:", 64);
+            AtomicLong now = new AtomicLong(System.currentTimeMillis() + 3_600_000);
+            InstantSource clock = () -> Instant.ofEpochMilli(now.get());
+            RedisAtomicExecutor executor = RedisAtomicExecutor.of(connection, config, clock);
+            RedisIdempotencyStore records = RedisIdempotencyStore.of(connection, config);
+            connection.sync().set("oo:fx:stock".getBytes(UTF_8), "5".getBytes(UTF_8));
+            // an hour ahead of Redis: the offset makes up for it
+            assertThat(executor.run(AtomicCall.of(newKey(), newFingerprint(), RETENTION, RESERVE).keys("oo:fx:stock").build()))
+                    .isInstanceOf(AtomicOutcome.Completed.class);
+
+            // our clock goes back a minute: the call's deadline is long past on Redis's
+            now.addAndGet(-60_000);
+            IdempotencyKey late = newKey();
+            assertThatThrownBy(() -> executor.run(AtomicCall.of(late, newFingerprint(), RETENTION, RESERVE)
+                    .keys("oo:fx:stock").build()))
+                    .isInstanceOf(StoreUnavailableException.class)
+                    .hasMessageContaining("ran after its budget: nothing was done");
+            assertThat(new String(connection.sync().get("oo:fx:stock".getBytes(UTF_8)), UTF_8)).isEqualTo("4");
+            assertThat(records.find(late)).isEmpty();
+        }
     }
 
     private static long count(String stats, String command) {

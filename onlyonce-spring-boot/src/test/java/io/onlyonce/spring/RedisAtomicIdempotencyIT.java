@@ -144,6 +144,12 @@ class RedisAtomicIdempotencyIT {
         assertThat(reused.statusCode()).as(reused.body()).isEqualTo(422);
         assertThat(reused.body()).contains("idempotency-key-reused");
 
+        // produces = JSON on the mapping: a client that accepts no JSON is 406 before anything runs
+        HttpResponse<String> html = http.send(http.post("/atomic/" + sale + "/purchases", "alice", "{}")
+                .header("Idempotency-Key", UUID.randomUUID().toString()).header("Accept", "text/html"));
+        assertThat(html.statusCode()).as(html.body()).isEqualTo(406);
+        assertThat(left(sale)).isEqualTo("9");
+
         HttpResponse<String> missing = http.send(http.post("/atomic/" + sale + "/purchases", "alice", "{}"));
         assertThat(missing.statusCode()).as(missing.body()).isEqualTo(400);
         assertThat(missing.body()).contains("idempotency-key-missing");

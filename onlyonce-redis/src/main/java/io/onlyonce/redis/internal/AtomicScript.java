@@ -9,8 +9,9 @@ package io.onlyonce.redis.internal;
  * <p>KEYS: 1 the record; then the token hash when ARGV[3] is not empty; then the window when ARGV[4]
  * is not empty; then the effect's own keys. ARGV: 1 owner token and fingerprint of the new record
  * (54 bytes), 2 the retention in ms, 3 the token's 16 raw id bytes or empty, 4 the window in ms or
- * empty, 5 {@code 1} to consume the token on a decline, {@code 0} not to; then the effect's own
- * arguments.
+ * empty, 5 {@code 1} to consume the token on a decline, {@code 0} not to, 6 the deadline on Redis's
+ * clock in ms (a call that runs later, its caller having given up, does nothing) or empty; then the
+ * effect's own arguments.
  *
  * <p>Answers: {@code {'w', count, PTTL}} (a repeated hit of an open window, counted),
  * {@code {'t'}} or {@code {'t', record, PTTL}} (the token is not alive; the record under the call's
@@ -24,7 +25,7 @@ package io.onlyonce.redis.internal;
 public final class AtomicScript {
 
     /** The library's arguments before the effect's own. */
-    public static final int LIBRARY_ARGS = 5;
+    public static final int LIBRARY_ARGS = 6;
 
     private static final String LIBRARY = """
             local function corrupt(index, why)
@@ -95,6 +96,14 @@ public final class AtomicScript {
             end
             local function refuse(why)
               return redis.error_reply('ONLYONCE_EFFECT ' .. why)
+            end
+
+            -- 0. the deadline: a call Redis runs after its caller gave up on it (a paused or busy server) does nothing
+            if ARGV[6] ~= '' then
+              local now = redis.call('TIME')
+              if tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) > tonumber(ARGV[6]) then
+                return {'l'}
+              end
             end
 
             local keyCount = 1
@@ -169,7 +178,7 @@ public final class AtomicScript {
             for i = keyCount + 1, #KEYS do
               effectKeys[#effectKeys + 1] = KEYS[i]
             end
-            for i = 6, #ARGV do
+            for i = 7, #ARGV do
               effectArgs[#effectArgs + 1] = ARGV[i]
             end
             local ok, answer = pcall(effect, effectKeys, effectArgs)

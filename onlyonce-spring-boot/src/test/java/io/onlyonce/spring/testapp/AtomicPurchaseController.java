@@ -35,14 +35,14 @@ public class AtomicPurchaseController {
               'Content-Type', 'application/json', 'X-Units-Left', tostring(n)}
             """);
 
-    @PostMapping("/atomic/{sale}/purchases")
+    @PostMapping(path = "/atomic/{sale}/purchases", produces = MediaType.APPLICATION_JSON_VALUE)
     @Idempotent
     public ResponseEntity<byte[]> buy(@PathVariable String sale, @RequestBody Map<String, Object> body, Principal principal,
             AtomicIdempotency atomic) {
         return answer(sale, principal, atomic);
     }
 
-    @PostMapping("/atomic/{sale}/token-purchases")
+    @PostMapping(path = "/atomic/{sale}/token-purchases", produces = MediaType.APPLICATION_JSON_VALUE)
     @Idempotent(strategy = Idempotent.Strategy.TOKEN, scope = "atomic:{sale}")
     public ResponseEntity<byte[]> buyWithToken(@PathVariable String sale, Principal principal, AtomicIdempotency atomic) {
         return answer(sale, principal, atomic);

@@ -7,7 +7,6 @@ import io.onlyonce.example.seckill.message.OrderPaidOutbox;
 import io.onlyonce.example.seckill.order.OrderNumbers;
 import io.onlyonce.example.seckill.seckill.ActivityRepository;
 import io.onlyonce.messaging.PermanentMessageFailure;
-import io.onlyonce.redis.RedisStoreConfig;
 import io.onlyonce.spring.autoconfigure.OnlyOnceProperties;
 import io.onlyonce.spring.dedup.DeferredWindow;
 import io.onlyonce.spring.messaging.ConsumerDefinition;
@@ -84,18 +83,15 @@ public class FastPathConfiguration {
     Reservations reservations(RedisStock stock, StockReconciler reconciler, ReservationRepository repository,
             ActivityRepository activities, SeckillProperties properties, Clock clock, MeterRegistry registry,
             OnlyOnceStatistics statistics, ObjectProvider<CircuitBreakerAtomicExecutor> atomic,
-            OnlyOnceProperties onlyOnce, ObjectProvider<RedisStoreConfig> redis, RedisConnectionFactory factory) {
-        CircuitBreakerAtomicExecutor executor = atomic.getIfAvailable();
-        RedisStoreConfig config = redis.getIfAvailable();
-        if (executor == null || config == null) {
+            OnlyOnceProperties onlyOnce, RedisConnectionFactory factory) {
+        if (atomic.getIfAvailable() == null) {
             throw new IllegalStateException("seckill.fast-path.enabled needs onlyonce.store=redis (the redis profile): "
                     + "a purchase is decided in one Redis script with its token and record");
         }
         if (factory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware()) {
             requireOneSlot(onlyOnce.redis().keyPrefix(), properties.fastPath().keyPrefix());
         }
-        return new Reservations(stock, reconciler, repository, activities, properties, clock, registry, statistics,
-                config.commandTimeout(), onlyOnce.key().unavailableRetryAfter());
+        return new Reservations(stock, reconciler, repository, activities, properties, clock, registry, statistics);
     }
 
     /**

@@ -45,7 +45,9 @@ public class FastPathOrderController {
     }
 
     /** 202 with a reservation to follow at its {@code Location}. */
-    @PostMapping(path = "/api/seckill/activities/{activityId}/orders", consumes = MediaType.APPLICATION_JSON_VALUE)
+    // produces: the answer's bytes are the script's, JSON; a client that accepts no JSON is 406 before anything runs
+    @PostMapping(path = "/api/seckill/activities/{activityId}/orders", consumes = MediaType.APPLICATION_JSON_VALUE,
+            produces = MediaType.APPLICATION_JSON_VALUE)
     @Idempotent(strategy = Idempotent.Strategy.TOKEN, scope = SeckillTokens.SCOPE)
     @ApiResponse(responseCode = "202", description = "queued: follow the Location",
             content = @Content(mediaType = "application/json", schema = @Schema(implementation = Reservations.ReservationView.class)))

@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.ClassPathResource;
-import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -67,27 +66,12 @@ public class RedisStock {
      */
     static final RedisEffect RESERVE = RedisEffect.of("reserve", source("reserve"));
 
-    /**
-     * Adds a purchase's keys and arguments to a call of {@link #RESERVE}.
-     *
-     * @param deadline the Redis time (ms) after which the purchase is declined {@code LATE}: its
-     *     caller has given up on it by then
-     */
-    AtomicCall.Builder purchase(AtomicCall.Builder call, long activityId, long productId, int quantity, long userId,
-            long deadline) {
+    /** Adds a purchase's keys and arguments to a call of {@link #RESERVE}. */
+    AtomicCall.Builder purchase(AtomicCall.Builder call, long activityId, long productId, int quantity, long userId) {
         Keys k = keys(activityId);
         return call.keys(k.epoch(), k.stock(), k.buyers(), k.queue(), k.version())
                 .args(Long.toString(productId), Integer.toString(quantity), Long.toString(userId),
-                        TsidCreator.getTsid().toString(), Long.toString(activityId), Long.toString(deadline));
-    }
-
-    /** The Redis server's clock, in ms since the epoch. */
-    public long serverTimeMillis() {
-        Long time = redis.execute((RedisCallback<Long>) connection -> connection.serverCommands().time());
-        if (time == null) {
-            throw new org.springframework.dao.DataRetrievalFailureException("Redis did not answer TIME");
-        }
-        return time;
+                        TsidCreator.getTsid().toString(), Long.toString(activityId));
     }
 
     /** The next batch for {@code consumer}: reservations left idle by a dead consumer first, then new ones. */

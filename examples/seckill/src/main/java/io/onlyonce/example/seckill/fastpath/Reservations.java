@@ -15,8 +15,6 @@ import io.onlyonce.example.seckill.web.AppProblem;
 import io.onlyonce.redis.AtomicOutcome;
 import io.onlyonce.spring.atomic.AtomicIdempotency;
 import io.onlyonce.spring.metrics.OnlyOnceStatistics;
-import io.onlyonce.spring.web.OnlyOnceRejection;
-import io.onlyonce.spring.web.ProblemType;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -65,25 +63,11 @@ public class Reservations {
     /** outcome → its counter, looked up in the registry once */
     private final Map<String, Counter> purchases = new ConcurrentHashMap<>();
     private final OnlyOnceStatistics statistics;
-    private final Duration budget;
-    private final Duration unavailableRetryAfter;
-    private static final long OFFSET_REFRESH_MILLIS = 10_000;
-    /** Redis's clock minus ours, in ms, and when we measured it (ours). */
-    private volatile long offset;
-    private volatile long offsetMeasuredAt;
-    private volatile boolean offsetKnown;
-    private final java.util.concurrent.atomic.AtomicBoolean measuring = new java.util.concurrent.atomic.AtomicBoolean();
 
-    /**
-     * @param budget the store's budget per call: a purchase Redis runs after it is declined
-     * @param unavailableRetryAfter the {@code Retry-After} of a 503 when Redis cannot decide
-     */
     public Reservations(RedisStock stock, StockReconciler reconciler, ReservationRepository repository,
             ActivityRepository activities, SeckillProperties properties, Clock clock, MeterRegistry registry,
-            OnlyOnceStatistics statistics, Duration budget, Duration unavailableRetryAfter) {
-        this.unavailableRetryAfter = unavailableRetryAfter;
+            OnlyOnceStatistics statistics) {
         this.statistics = statistics;
-        this.budget = budget;
         this.stock = stock;
         this.reconciler = reconciler;
         this.repository = repository;
@@ -131,22 +115,9 @@ public class Reservations {
     }
 
     private AtomicOutcome run(AtomicIdempotency atomic, long activityId, long product, int quantity, CurrentUser user) {
-        long deadline;
-        try {
-            deadline = deadline();
-        } catch (DataAccessException e) {
-            count("unavailable");
-            throw OnlyOnceRejection.problem(ProblemType.STORE_UNAVAILABLE, unavailableRetryAfter);
-        }
-        try {
-            return atomic.run(RedisStock.RESERVE, call -> stock.purchase(call.consumeTokenOnDecline(false), activityId,
-                    product, quantity, user.id(), deadline));
-        } catch (OnlyOnceRejection rejection) {
-            if (rejection.problemType() == ProblemType.STORE_UNAVAILABLE) {
-                count("unavailable");
-            }
-            throw rejection;
-        }
+        // Redis that cannot decide is OnlyOnce's 503, counted in its layer as every store failure
+        return atomic.run(RedisStock.RESERVE, call -> stock.purchase(call.consumeTokenOnDecline(false), activityId,
+                product, quantity, user.id()));
     }
 
     /** What a declined purchase answers: the buyer's reservation, or a refusal. */
@@ -177,11 +148,6 @@ public class Reservations {
                 count("no-product");
                 throw new ApiException(AppProblem.PRODUCT_NOT_FOUND);
             }
-            case "LATE" -> {
-                // Redis ran the purchase after the budget, when its caller had already been answered 503
-                count("unavailable");
-                throw OnlyOnceRejection.problem(ProblemType.STORE_UNAVAILABLE, unavailableRetryAfter);
-            }
             default -> {
                 count("not-loaded");
                 throw new ApiException(AppProblem.SALE_UNAVAILABLE);
@@ -197,40 +163,6 @@ public class Reservations {
                 .getBytes(StandardCharsets.UTF_8);
         return new StoredResponse(202, List.of(new StoredResponse.Header("Content-Type", "application/json"),
                 new StoredResponse.Header("Location", "/api/seckill/reservations/" + reservationId)), body);
-    }
-
-    /**
-     * The Redis time after which a purchase sent now is declined: the store's budget from now, on the
-     * Redis server's clock, so that a purchase Redis runs after its caller was answered 503 (a paused
-     * server, a long queue) takes nothing. The offset of Redis's clock from ours is measured once
-     * before the first purchase, then again every 10 s in the background (a purchase never waits for it).
-     */
-    private long deadline() {
-        long now = clock.millis();
-        if (!offsetKnown) {
-            measureOffset();
-        } else if (now - offsetMeasuredAt > OFFSET_REFRESH_MILLIS && measuring.compareAndSet(false, true)) {
-            offsetMeasuredAt = now;
-            java.util.concurrent.CompletableFuture.runAsync(() -> {
-                try {
-                    measureOffset();
-                } catch (RuntimeException e) {
-                    // Redis is out: the last offset stands until it answers again
-                } finally {
-                    measuring.set(false);
-                }
-            });
-        }
-        return clock.millis() + offset + budget.toMillis();
-    }
-
-    private void measureOffset() {
-        long before = clock.millis();
-        long server = stock.serverTimeMillis();
-        long after = clock.millis();
-        offset = server - (before + after) / 2;
-        offsetMeasuredAt = after;
-        offsetKnown = true;
     }
 
     private void load(long activityId) {

@@ -132,8 +132,11 @@ public final class RedisAtomicExecutor {
      * @throws IllegalArgumentException on a Cluster, when the call's keys span several slots
      */
     public AtomicOutcome run(AtomicCall call) {
-        Request request = request(call, deadline(call));
-        return outcome(request, redis.runForList(request.operation, call.effect().script(), request.keys, request.args));
+        Request request = request(call, deadline());
+        AtomicOutcome outcome = outcome(request, redis.runForList(request.operation, call.effect().script(), request.keys,
+                request.args));
+        refreshClock(request.keys[0]);
+        return outcome;
     }
 
     /**
@@ -143,12 +146,16 @@ public final class RedisAtomicExecutor {
     public CompletionStage<AtomicOutcome> runAsync(AtomicCall call) {
         Request request;
         try {
-            request = request(call, deadline(call));
+            request = request(call, deadline());
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
         return redis.runForListAsync(request.operation, call.effect().script(), request.keys, request.args)
-                .thenApply(answer -> outcome(request, answer));
+                .thenApply(answer -> {
+                    AtomicOutcome outcome = outcome(request, answer);
+                    refreshClock(request.keys[0]);
+                    return outcome;
+                });
     }
 
     /**
@@ -173,48 +180,46 @@ public final class RedisAtomicExecutor {
     }
 
     /**
-     * The Redis time after which the call does nothing: its budget from now, less a tenth (at most
-     * 100 ms) so that a call Redis runs as its caller gives up does nothing rather than something
-     * nobody is told of. Redis's offset from our clock is measured once before the first call (one
-     * {@code TIME}), then again every 10 s without blocking a call.
+     * The Redis time (ms) after which the call does nothing, or empty while Redis's clock is not known
+     * yet: the call's budget from now, less a tenth (at most 100 ms), so that a call Redis runs as its
+     * caller gives up does nothing rather than something nobody is told of.
      */
-    private long deadline(AtomicCall call) {
-        long now = clock.millis();
+    private byte[] deadline() {
         if (!offsetKnown) {
-            measure(recordKey(call.key(), call.recordSlot()));
-        } else if (now - offsetMeasuredAt > OFFSET_REFRESH_MILLIS && measuring.compareAndSet(false, true)) {
-            offsetMeasuredAt = now;
-            long before = clock.millis();
-            redis.runForListAsync("time", TIME, new byte[][] {recordKey(call.key(), call.recordSlot())})
-                    .whenComplete((answer, failure) -> {
-                        if (failure == null && !answer.isEmpty() && answer.get(0) instanceof Long server) {
-                            long after = clock.millis();
-                            offset = server - (before + after) / 2;
-                        }
-                        measuring.set(false);
-                    });
+            return new byte[0];
         }
         long left = budget.toMillis();
         Duration remaining = StoreBudget.remaining();
         if (remaining != null) {
             left = Math.min(left, remaining.toMillis());
         }
-        return clock.millis() + offset + left - Math.min(100, left / 10);
+        return decimal(clock.millis() + offset + left - Math.min(100, left / 10));
     }
 
-    private void measure(byte[] key) {
-        long before = clock.millis();
-        List<@Nullable Object> answer = redis.runForList("time", TIME, key);
-        long after = clock.millis();
-        if (answer.size() != 1 || !(answer.get(0) instanceof Long server)) {
-            throw new StoreUnavailableException("time", new IllegalStateException("unexpected answer " + answer));
+    /**
+     * Measures Redis's clock against ours after the first call that Redis answered, then every 10 s:
+     * one {@code TIME} script without blocking anyone.
+     */
+    private void refreshClock(byte[] key) {
+        long now = clock.millis();
+        if ((offsetKnown && now - offsetMeasuredAt <= OFFSET_REFRESH_MILLIS) || !measuring.compareAndSet(false, true)) {
+            return;
         }
-        offset = server - (before + after) / 2;
-        offsetMeasuredAt = after;
-        offsetKnown = true;
+        redis.runForListAsync("time", TIME, new byte[][] {key}).whenComplete((answer, failure) -> {
+            try {
+                if (failure == null && answer.size() == 1 && answer.get(0) instanceof Long server) {
+                    long after = clock.millis();
+                    offset = server - (now + after) / 2;
+                    offsetMeasuredAt = after;
+                    offsetKnown = true;
+                }
+            } finally {
+                measuring.set(false);
+            }
+        });
     }
 
-    private Request request(AtomicCall call, long deadline) {
+    private Request request(AtomicCall call, byte[] deadline) {
         List<byte[]> callKeys = new ArrayList<>(3 + call.keys().size());
         callKeys.add(recordKey(call.key(), call.recordSlot()));
         byte[] tokenId = new byte[0];
@@ -239,7 +244,7 @@ public final class RedisAtomicExecutor {
         args.add(tokenId);
         args.add(windowMillis);
         args.add(new byte[] {(byte) (call.consumeTokenOnDecline() ? '1' : '0')});
-        args.add(decimal(deadline));
+        args.add(deadline);
         args.addAll(call.args());
         return new Request("atomic " + call.effect().name(), call.key(), callKeys.toArray(new byte[0][]),
                 args.toArray(new byte[0][]));

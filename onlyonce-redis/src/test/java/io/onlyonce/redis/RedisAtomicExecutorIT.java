@@ -114,6 +114,8 @@ class RedisAtomicExecutorIT extends AbstractRedisAtomicExecutorIT {
             connection.sync().set("oo:fx:stock".getBytes(UTF_8), "5".getBytes(UTF_8));
             assertThat(executor.run(AtomicCall.of(newKey(), newFingerprint(), RETENTION, RESERVE).keys("oo:fx:stock").build()))
                     .isInstanceOf(AtomicOutcome.Completed.class);
+            // Redis's clock is read after the first answered call, without blocking it
+            Thread.sleep(500);
 
             IdempotencyKey late = newKey();
             server.pause();
@@ -143,6 +145,7 @@ class RedisAtomicExecutorIT extends AbstractRedisAtomicExecutorIT {
             // an hour ahead of Redis: the offset makes up for it
             assertThat(executor.run(AtomicCall.of(newKey(), newFingerprint(), RETENTION, RESERVE).keys("oo:fx:stock").build()))
                     .isInstanceOf(AtomicOutcome.Completed.class);
+            Thread.sleep(500);
 
             // our clock goes back a minute: the call's deadline is long past on Redis's
             now.addAndGet(-60_000);

@@ -249,4 +249,16 @@ class FastPathOneScriptIT {
         assertThat(json.status()).as(json.toString()).isEqualTo(202);
         assertThat(stock(sale)).isEqualTo("9");
     }
+
+    @Test
+    void theOpenApiDocumentShowsThePurchasesTokenAnd202() {
+        Api.Response docs = api.get("/v3/api-docs", null);
+        assertThat(docs.status()).isEqualTo(200);
+        tools.jackson.databind.JsonNode purchase = docs.json().path("paths")
+                .path("/api/seckill/activities/{activityId}/orders").path("post");
+        List<String> parameters = new ArrayList<>();
+        purchase.path("parameters").forEach(p -> parameters.add(p.path("in").asString() + ":" + p.path("name").asString()));
+        assertThat(parameters).contains("header:Idempotency-Token").noneMatch(p -> p.contains("atomic"));
+        assertThat(purchase.path("responses").propertyNames()).contains("202", "400", "409", "429", "503").doesNotContain("201");
+    }
 }

@@ -44,12 +44,7 @@ class RedisAtomicIdempotencyIT {
 
     @DynamicPropertySource
     static void redis(DynamicPropertyRegistry registry) {
-        registry.add("onlyonce.store", () -> "redis");
-        registry.add("onlyonce.redis.key-prefix", () -> PREFIX);
-        registry.add("spring.data.redis.host", () -> "127.0.0.1");
-        registry.add("spring.data.redis.port", () -> 6379);
-        registry.add("onlyonce.redis.command-timeout", () -> "30s");
-        registry.add("onlyonce.circuit-breaker.slow-call-duration-threshold", () -> "30s");
+        RedisIdempotentHttpIT.sharedRedis(registry, PREFIX);
     }
 
     @BeforeAll

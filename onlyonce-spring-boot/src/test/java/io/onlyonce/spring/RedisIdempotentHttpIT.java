@@ -26,8 +26,13 @@ class RedisIdempotentHttpIT extends AbstractIdempotentHttpTest {
 
     @DynamicPropertySource
     static void redis(DynamicPropertyRegistry registry) {
+        sharedRedis(registry, PREFIX);
+    }
+
+    /** The shared Redis under {@code prefix}, with budgets for HTTP semantics rather than outages. */
+    static void sharedRedis(DynamicPropertyRegistry registry, String prefix) {
         registry.add("onlyonce.store", () -> "redis");
-        registry.add("onlyonce.redis.key-prefix", () -> PREFIX);
+        registry.add("onlyonce.redis.key-prefix", () -> prefix);
         registry.add("spring.data.redis.host", () -> "127.0.0.1");
         registry.add("spring.data.redis.port", () -> 6379);
         // HTTP semantics, not outages: a budget (and a slow-call threshold) that a loaded build

@@ -1,0 +1,66 @@
+package io.onlyonce.verify.topology;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.net.SocketTimeoutException;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PrivateRedisTest {
+
+    @TempDir
+    Path dir;
+
+    private PrivateRedis redis;
+
+    @AfterEach
+    void cleanUp() {
+        if (redis != null) {
+            redis.resume();
+            redis.close();
+        }
+    }
+
+    @Test
+    void restartEmptyLosesEveryKeyAndKeepsThePort() throws Exception {
+        int port = Ports.free();
+        redis = PrivateRedis.start(dir, port);
+        assertThat(redis.port()).isEqualTo(port);
+        assertThat(Resp.call(port, 2000, "SET", "k", "v")).isEqualTo("OK");
+        assertThat(Resp.call(port, 2000, "GET", "k")).isEqualTo("v");
+        long before = redis.pid();
+
+        redis.restartEmpty();
+
+        assertThat(redis.pid()).isNotEqualTo(before);
+        assertThat(ProcessHandle.of(before).map(ProcessHandle::isAlive).orElse(false)).isFalse();
+        assertThat(Resp.call(port, 2000, "GET", "k")).isNull();
+        assertThat(Resp.call(port, 2000, "DBSIZE")).isEqualTo("0");
+    }
+
+    @Test
+    void aPausedServerAnswersNothingUntilResumed() throws Exception {
+        int port = Ports.free();
+        redis = PrivateRedis.start(dir, port);
+
+        redis.pause();
+        assertThatThrownBy(() -> Resp.call(port, 500, "PING")).isInstanceOf(SocketTimeoutException.class);
+
+        redis.resume();
+        assertThat(Resp.call(port, 2000, "PING")).isEqualTo("PONG");
+    }
+
+    @Test
+    void closeStopsTheServer() throws Exception {
+        int port = Ports.free();
+        redis = PrivateRedis.start(dir, port);
+        long pid = redis.pid();
+        redis.close();
+        assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)).isFalse();
+        assertThat(Resp.ping(port, 500)).isFalse();
+        redis = null;
+    }
+}

@@ -50,7 +50,12 @@ public final class PrivatePostgres implements AutoCloseable {
         Files.createDirectories(dir);
         PrivatePostgres postgres = new PrivatePostgres(dir, port);
         postgres.prepare();
-        postgres.startAgain();
+        try {
+            postgres.startAgain();
+        } catch (Exception e) {
+            postgres.close();
+            throw e;
+        }
         return postgres;
     }
 
@@ -104,6 +109,7 @@ public final class PrivatePostgres implements AutoCloseable {
                 + " -k " + socketDir
                 + " -c listen_addresses=127.0.0.1"
                 + " -c max_connections=100";
+        ShutdownKills.register(this, this::close);
         Commands.Result result = asPostgres(List.of(BIN + "pg_ctl", "start", "-w", "-t", "60",
                 "-D", data.toString(), "-l", dir.resolve("postgres.log").toString(), "-o", options),
                 Duration.ofSeconds(90));
@@ -135,6 +141,7 @@ public final class PrivatePostgres implements AutoCloseable {
         } catch (Exception e) {
             // closing: nothing left to do
         }
+        ShutdownKills.unregister(this);
     }
 
     private void pgCtlStop(String mode) throws Exception {

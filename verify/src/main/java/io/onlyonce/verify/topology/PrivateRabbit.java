@@ -44,7 +44,12 @@ public final class PrivateRabbit implements AutoCloseable {
         Files.writeString(dir.resolve("rabbitmq.conf"),
                 "listeners.tcp.default = 127.0.0.1:" + port + "\nloopback_users = none\n");
         PrivateRabbit rabbit = new PrivateRabbit(dir, port, nodeName);
-        rabbit.startAgain();
+        try {
+            rabbit.startAgain();
+        } catch (Exception e) {
+            rabbit.close();
+            throw e;
+        }
         return rabbit;
     }
 

@@ -35,7 +35,10 @@ public final class ServerProcess implements AutoCloseable {
         builder.redirectErrorStream(true);
         builder.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         builder.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
-        return new ServerProcess(name, builder.start(), log);
+        ServerProcess started = new ServerProcess(name, builder.start(), log);
+        ShutdownKills.register(started, started::kill9);
+        started.process.onExit().thenRun(() -> ShutdownKills.unregister(started));
+        return started;
     }
 
     public String name() {

@@ -54,6 +54,40 @@ class PrivateRedisTest {
     }
 
     @Test
+    void aJvmThatExitsWithoutClosingStopsItsServer() throws Exception {
+        int port = Ports.free();
+        Process child = new ProcessBuilder(JavaService.javaExecutable(), "-cp", System.getProperty("java.class.path"),
+                Leaver.class.getName(), dir.toString(), Integer.toString(port))
+                .redirectErrorStream(true)
+                .start();
+        String output = new String(child.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        long pid = -1;
+        try {
+            assertThat(child.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            assertThat(output).startsWith("pid ");
+            pid = Long.parseLong(output.substring(4).strip());
+            long serverPid = pid;
+            assertThat(ProcessHandle.of(serverPid).map(ProcessHandle::isAlive).orElse(false)).isFalse();
+            assertThat(Resp.ping(port, 500)).isFalse();
+        } finally {
+            child.destroyForcibly();
+            if (pid > 0) {
+                ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+            }
+        }
+    }
+
+    /** Starts a private Redis, prints its pid and exits without closing it. */
+    static final class Leaver {
+        public static void main(String[] args) throws Exception {
+            PrivateRedis redis = PrivateRedis.start(Path.of(args[0]), Integer.parseInt(args[1]));
+            System.out.println("pid " + redis.pid());
+            System.out.flush();
+            System.exit(0);
+        }
+    }
+
+    @Test
     void closeStopsTheServer() throws Exception {
         int port = Ports.free();
         redis = PrivateRedis.start(dir, port);

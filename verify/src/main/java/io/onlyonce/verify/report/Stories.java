@@ -47,7 +47,7 @@ final class Stories {
      *
      * @param anomaly the anomaly
      * @param own the indexes of the operations the anomaly names
-     * @param ops the operations shown, in history order (the anomaly's own first when the story is cut)
+     * @param ops the operations shown, in history order (when the story is cut, the anomaly's own are kept first)
      * @param total how many operations the story has before any cut
      * @param finalValue the final read's rows about the story, when the final read is among {@code ops}
      */
@@ -94,7 +94,7 @@ final class Stories {
         return p == null ? Optional.empty() : Optional.of(ops.get(p));
     }
 
-    /** The story of one anomaly, cut at {@code cap} operations (its own always kept). */
+    /** The story of one anomaly, cut at {@code cap} operations (its own operations kept first). */
     Story of(Anomaly anomaly, int cap) {
         Set<Integer> own = new TreeSet<>();
         Set<Long> ownIndexes = new LinkedHashSet<>();
@@ -140,15 +140,18 @@ final class Stories {
                 finalValue = finalValue(finalRows, members);
             }
         }
-        List<Op> shown = new ArrayList<>();
-        int room = Math.max(0, cap - own.size());
-        for (int p : members) {
-            if (own.contains(p)) {
-                shown.add(ops.get(p));
-            } else if (room > 0) {
-                shown.add(ops.get(p));
-                room--;
+        Set<Integer> kept = new TreeSet<>();
+        for (Set<Integer> from : List.of(own, members)) {
+            for (int p : from) {
+                if (kept.size() >= cap) {
+                    break;
+                }
+                kept.add(p);
             }
+        }
+        List<Op> shown = new ArrayList<>(kept.size());
+        for (int p : kept) {
+            shown.add(ops.get(p));
         }
         return new Story(anomaly, ownIndexes, shown, members.size(), finalValue);
     }

@@ -52,7 +52,7 @@ final class Timeline {
         }
         int axis = BANDS_TOP + rows.size() * ROW + 4;
         int height = axis + 30;
-        svg.append("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"timeline\" viewBox=\"0 0 ").append(WIDTH).append(' ')
+        svg.append("<svg class=\"timeline\" viewBox=\"0 0 ").append(WIDTH).append(' ')
                 .append(height).append("\" width=\"").append(WIDTH).append("\" height=\"").append(height).append("\">\n");
         legend();
         long[] ok = new long[buckets()];
@@ -233,9 +233,7 @@ final class Timeline {
     }
 
     private static String fmt(double v) {
-        if (v == Math.rint(v)) {
-            return Long.toString((long) v);
-        }
-        return String.format(Locale.ROOT, "%.1f", v);
+        String s = String.format(Locale.ROOT, "%.1f", v);
+        return s.endsWith(".0") ? s.substring(0, s.length() - 2) : s;
     }
 }

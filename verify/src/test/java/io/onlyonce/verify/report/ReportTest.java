@@ -53,7 +53,7 @@ class ReportTest {
     /**
      * 0 setup; K1 an order answered unknown then ok as O1 (1, 3, 6, 7) and paid (9, 10); K2 ok as O2 (4, 5);
      * a kill of seckill-1 from 2 to 8, a redis-pause at 11 never stopped; a purchase whose token holds a
-     * script (12, 13); K3 in flight at the end (14); the final read (15).
+     * script (12, 13); K3 in flight at the end (14); a refused cancel of O1 (15, 16); the final read (17).
      */
     private static History history() {
         return new Ops()
@@ -75,6 +75,9 @@ class ReportTest {
                 .add(7 * S, "c4", OpType.INVOKE, "purchase", "userId", "u3", "token", EVIL)
                 .add(7 * S + 3, "c4", OpType.FAIL, "purchase", "userId", "u3", "token", EVIL, "problem", "sold-out")
                 .add(8 * S, "c2", OpType.INVOKE, "order", "userId", "u2", "key", "K3", "attempt", 1)
+                .add(9 * S, "c5", OpType.INVOKE, "cancel", "userId", "u1", "orderNo", "O1", "attempt", 1)
+                .add(9 * S + 7, "c5", OpType.FAIL, "cancel", "userId", "u1", "orderNo", "O1", "attempt", 1,
+                        "problem", "order-paid")
                 .add(10 * S, "final", OpType.OK, "read",
                         "orders", List.of(
                                 Map.of("orderNo", "O1", "businessId", "K1", "userId", "u1", "status", "PAID"),
@@ -194,17 +197,31 @@ class ReportTest {
         Report.write(dir, history(), invalid(), INFO);
         String html = html();
 
-        // the payment of O1 (K1's order number) belongs to K1's story; K2 and K3 do not
-        assertThat(html).contains("id=\"op-9\"").contains("id=\"op-10\"");
+        // the payment and the cancel of O1 (K1's order number) belong to K1's story; K2 and K3 do not
+        assertThat(html).contains("id=\"op-9\"").contains("id=\"op-10\"").contains("id=\"op-15\"")
+                .contains("id=\"op-16\"");
         assertThat(html).doesNotContain("id=\"op-4\"").doesNotContain("id=\"op-5\"").doesNotContain("id=\"op-14\"");
         assertThat(html).contains("<tr id=\"op-1\" class=\"hit\">").contains("<tr id=\"op-9\">");
         assertThat(row(html, 3)).contains("<td class=\"n\">1.500</td><td>c1</td><td>info</td><td>order</td>")
                 .contains("&quot;error&quot;:&quot;timeout&quot;");
-        String finalRead = row(html, 15);
+        String finalRead = row(html, 17);
         assertThat(finalRead).contains("O1").contains("O9").contains("T1").contains("O1_paid")
                 .contains("&quot;u1&quot;:&quot;10.00&quot;").contains("&quot;drained&quot;:true");
         assertThat(finalRead).doesNotContain("O2").doesNotContain("u2");
         assertThat(html).contains("No operation in the history names it.");
+    }
+
+    @Test
+    void anAnomalyNamingNoOpIsToldByItsSubject() throws Exception {
+        Anomaly onlyFinal = new Anomaly("acknowledged", "missing-effect", "K2", "K2 was answered O2, which is not stored",
+                List.of());
+        Report.write(dir, history(), List.of(new CheckResult("acknowledged", "d", Map.of(), List.of(onlyFinal))), INFO);
+        String html = html();
+
+        assertThat(html).contains("<tr id=\"op-4\">").contains("<tr id=\"op-5\">").contains("id=\"op-17\"")
+                .doesNotContain("id=\"op-1\"").doesNotContain("class=\"hit\"");
+        assertThat(row(html, 17)).contains("O2_paid").contains("&quot;u2&quot;:&quot;3.00&quot;").doesNotContain("O1");
+        assertThat(html).contains("<a href=\"#anomaly-1\"><path class=\"mark\"").contains("final read only");
     }
 
     @Test
@@ -279,10 +296,11 @@ class ReportTest {
         String summary = Report.summary(history(), invalid());
 
         assertThat(summary.lines()).containsSubsequence(
-                "operations: 11 client lines",
+                "operations: 13 client lines",
                 "  order      invoke=4 ok=2 fail=0 info=1 in-flight=1",
                 "  pay        invoke=1 ok=1 fail=0 info=0",
                 "  purchase   invoke=1 ok=0 fail=1 info=0",
+                "  cancel     invoke=1 ok=0 fail=1 info=0",
                 "faults: kill=1 redis-pause=1",
                 "  at-most-once INVALID 1 anomaly",
                 "  replay       INVALID 1 anomaly",

@@ -40,20 +40,20 @@ public final class PaymentsChecker implements Checker {
 
         List<Map<String, Object>> payments = fin.rows("payments");
         Map<String, Integer> perTrade = new LinkedHashMap<>();
-        Map<String, List<String>> paidTradesOfOrder = new LinkedHashMap<>();
+        Map<String, Set<String>> paidTradesOfOrder = new LinkedHashMap<>();
         Set<String> refundTrades = new LinkedHashSet<>();
         for (Map<String, Object> row : payments) {
             String tradeNo = Values.text(row, "tradeNo");
             perTrade.merge(tradeNo, 1, Integer::sum);
             String outcome = Values.text(row, "outcome");
             if ("PAID".equals(outcome)) {
-                paidTradesOfOrder.computeIfAbsent(Values.text(row, "orderNo"), k -> new ArrayList<>()).add(tradeNo);
+                paidTradesOfOrder.computeIfAbsent(Values.text(row, "orderNo"), k -> new LinkedHashSet<>()).add(tradeNo);
             } else if ("REFUND".equals(outcome)) {
                 refundTrades.add(tradeNo);
             }
         }
         out.count("payments", payments.size()).count("tradeNos", perTrade.size())
-                .count("paidPayments", paidTradesOfOrder.values().stream().mapToLong(List::size).sum())
+                .count("paidPayments", paidTradesOfOrder.values().stream().mapToLong(Set::size).sum())
                 .count("refundPayments", refundTrades.size()).count("refunds", fin.rows("refunds").size());
 
         perTrade.forEach((tradeNo, n) -> {
@@ -65,7 +65,7 @@ public final class PaymentsChecker implements Checker {
         paidTradesOfOrder.forEach((orderNo, trades) -> {
             if (trades.size() > 1) {
                 List<Op> pays = new ArrayList<>();
-                for (String t : new LinkedHashSet<>(trades)) {
+                for (String t : trades) {
                     pays.addAll(paysOfTrade.getOrDefault(t, List.of()));
                 }
                 out.anomaly("paid-twice", orderNo, "order " + orderNo + " has " + trades.size() + " PAID payments " + trades,
@@ -78,7 +78,7 @@ public final class PaymentsChecker implements Checker {
             }
             String orderNo = Values.text(order, "orderNo");
             String tradeNo = Values.text(order, "tradeNo");
-            List<String> trades = paidTradesOfOrder.getOrDefault(orderNo, List.of());
+            Set<String> trades = paidTradesOfOrder.getOrDefault(orderNo, Set.of());
             if (!trades.contains(tradeNo)) {
                 out.anomaly("paid-by-unknown-payment", orderNo, "paid order " + orderNo + " names trade " + tradeNo
                         + " but its PAID payments are " + trades, with(paysOfTrade.get(tradeNo), fin));

@@ -15,7 +15,8 @@ import java.util.Optional;
  * id; the reservation answered, ordered once or failed without an order; the payment answered paid,
  * recorded and the order paid; the refund answered, recorded; the cancel answered, the order cancelled.
  * More than one order for one business id is {@code at-most-once}'s finding, not this one's; a
- * reservation still QUEUED or missing from the final read is counted and left to {@code liveness}.
+ * reservation still QUEUED or missing from the final read is counted and left to {@code liveness}. A
+ * cancel answered 2xx with an {@code orderStatus} other than CANCELLED did not cancel and is only counted.
  */
 public final class AcknowledgedChecker implements Checker {
 

@@ -13,7 +13,8 @@ import java.util.Set;
 
 /**
  * At most one order per business id, at most one reservation per one-time token, and per user and
- * sale no more units in live orders than the sale allows each user.
+ * sale no more units in live orders than the sale allows each user ({@code over-sale-limit}'s subject
+ * is the user id; its message names the sale).
  */
 public final class AtMostOnceChecker implements Checker {
 

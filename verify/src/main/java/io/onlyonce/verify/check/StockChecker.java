@@ -12,7 +12,8 @@ import java.util.Optional;
  * Per product and per sale, the initial stock is what the live orders hold plus what is left, and
  * what is left is not below zero; Redis's stock of a sale equals the database's; per user and
  * product the live regular orders stay within the set-up's limit. Only the final read shows these,
- * so the anomalies point at it.
+ * so the anomalies point at it. A product or sale is the subject as {@code "product 5"} /
+ * {@code "activity 7"}; {@code over-product-limit}'s subject is the user id.
  */
 public final class StockChecker implements Checker {
 

@@ -95,6 +95,18 @@ class AcknowledgedCheckerTest {
     }
 
     @Test
+    void aCancelAnsweredWithAnotherStatusDidNotCancel() {
+        // the server answered 2xx saying the order is PAID (too late to cancel): nothing to find cancelled
+        io.onlyonce.verify.history.History history = Clean.builder()
+                .invoke("c5", "cancel", HistoryBuilder.m("user", "alice", "userId", Clean.ALICE, "orderNo", "O1", "attempt", 1))
+                .ok("c5", HistoryBuilder.m("status", 200, "orderStatus", "PAID"))
+                .finalRead(Clean.state().value()).build();
+        CheckResult result = checker.check(history);
+        Expect.exactly(result);
+        assertThat(result.counts()).containsEntry("cancels", 1L).containsEntry("cancelsNotCancelling", 1L);
+    }
+
+    @Test
     void withoutAFinalReadItCannotDecide() {
         Expect.exactly(checker.check(Clean.builder().build()), anomaly("no-final-read", "final read"));
     }

@@ -1,0 +1,172 @@
+package io.onlyonce.verify.check;
+
+import io.onlyonce.verify.history.History;
+import io.onlyonce.verify.history.Op;
+import io.onlyonce.verify.history.OpType;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Every intent answered 2xx has its effect in the final read: the order answered, with that business
+ * id; the reservation answered, ordered once or failed without an order; the payment answered paid,
+ * recorded and the order paid; the refund answered, recorded; the cancel answered, the order cancelled.
+ * More than one order for one business id is {@code at-most-once}'s finding, not this one's; a
+ * reservation still QUEUED or missing from the final read is counted and left to {@code liveness}. A
+ * cancel answered 2xx with an {@code orderStatus} other than CANCELLED did not cancel and is only counted.
+ */
+public final class AcknowledgedChecker implements Checker {
+
+    static final String NAME = "acknowledged";
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public CheckResult check(History history) {
+        Findings out = new Findings(NAME, "every intent answered 2xx has its effect in the final read");
+        Optional<Op> read = history.finalRead();
+        if (read.isEmpty()) {
+            return out.noFinalRead();
+        }
+        FinalRead fin = new FinalRead(read.get());
+        orders(history, fin, out);
+        purchases(history, fin, out);
+        payments(history, fin, out);
+        cancels(history, fin, out);
+        return out.result();
+    }
+
+    private static void orders(History history, FinalRead fin, Findings out) {
+        out.count("orderKeys", 0);
+        Attempt.byIntent(history, "order", "key").forEach((key, attempts) -> {
+            List<Op> oks = Attempt.oks(attempts);
+            if (oks.isEmpty()) {
+                return;
+            }
+            out.inc("orderKeys");
+            List<Map<String, Object>> stored = fin.orders(key);
+            if (stored.isEmpty()) {
+                out.anomaly("lost-acknowledged", key, "order key " + key + " was answered " + oks.size()
+                        + " time(s) with order " + oks.get(0).str("orderNo") + " but no order has that business id", with(oks, fin));
+                return;
+            }
+            List<Op> other = new ArrayList<>();
+            for (Op ok : oks) {
+                String orderNo = Values.text(ok, "orderNo");
+                if (stored.stream().noneMatch(row -> Objects.equals(Values.text(row, "orderNo"), orderNo))) {
+                    other.add(ok);
+                }
+            }
+            if (!other.isEmpty()) {
+                out.anomaly("acknowledged-other-order", key, "order key " + key + " was answered with order "
+                        + other.get(0).str("orderNo") + " but the order stored with that business id is "
+                        + Values.text(stored.get(0), "orderNo"), with(other, fin));
+            }
+        });
+    }
+
+    private static void purchases(History history, FinalRead fin, Findings out) {
+        Map<String, List<Op>> byReservation = new LinkedHashMap<>();
+        Map<String, String> tokenOf = new LinkedHashMap<>();
+        Attempt.byIntent(history, "purchase", "token").forEach((token, attempts) -> {
+            for (Op ok : Attempt.oks(attempts)) {
+                String rid = Values.text(ok, "reservationId");
+                if (rid != null) {
+                    byReservation.computeIfAbsent(rid, k -> new ArrayList<>()).add(ok);
+                    tokenOf.putIfAbsent(rid, token);
+                }
+            }
+        });
+        out.count("reservations", byReservation.size()).count("reservationsOrdered", 0).count("reservationsQueued", 0)
+                .count("reservationsAbsent", 0);
+        byReservation.forEach((rid, oks) -> {
+            String token = tokenOf.get(rid);
+            Map<String, Object> row = fin.reservation(rid);
+            String status = row == null ? null : Values.text(row, "status");
+            List<Map<String, Object>> orders = fin.orders(FinalRead.reservationBusinessId(rid));
+            if ("ORDERED".equals(status)) {
+                out.inc("reservationsOrdered");
+                if (orders.isEmpty()) {
+                    out.anomaly("lost-acknowledged", token, "reservation " + rid + " of token " + token
+                            + " is ORDERED but no order has business id rsv_" + rid, with(oks, fin));
+                }
+            } else if ("FAILED".equals(status)) {
+                String reason = Values.text(row, "reason");
+                out.inc("reservationsFailed." + (reason == null ? "unknown" : reason));
+                if (!orders.isEmpty()) {
+                    out.anomaly("failed-reservation-ordered", token, "reservation " + rid + " of token " + token
+                            + " FAILED (" + reason + ") yet order " + Values.text(orders.get(0), "orderNo") + " was made from it",
+                            with(oks, fin));
+                }
+            } else if ("QUEUED".equals(status)) {
+                out.inc("reservationsQueued");
+            } else {
+                out.inc("reservationsAbsent");
+            }
+        });
+    }
+
+    private static void payments(History history, FinalRead fin, Findings out) {
+        out.count("payments", 0);
+        for (Op ok : history.completions("pay")) {
+            if (ok.type() != OpType.OK) {
+                continue;
+            }
+            out.inc("payments");
+            String tradeNo = Values.text(ok, "tradeNo");
+            String result = Values.text(ok, "result");
+            out.inc("payments." + (result == null ? "unknown" : result));
+            List<Map<String, Object>> recorded = fin.payments(tradeNo);
+            if ("PAID".equals(result)) {
+                boolean paymentRow = recorded.stream().anyMatch(p -> "PAID".equals(Values.text(p, "outcome")));
+                Map<String, Object> order = fin.order(Values.text(ok, "orderNo"));
+                if (!paymentRow) {
+                    out.anomaly("lost-acknowledged", tradeNo, "payment " + tradeNo + " was answered PAID but no PAID payment "
+                            + "is recorded with that trade number", with(List.of(ok), fin));
+                } else if (order == null || !Values.paid(order)) {
+                    out.anomaly("lost-acknowledged", tradeNo, "payment " + tradeNo + " was answered PAID but order "
+                            + ok.str("orderNo") + " is " + (order == null ? "missing" : Values.text(order, "status")),
+                            with(List.of(ok), fin));
+                }
+            } else if ("REFUND".equals(result) || "CANCELLED".equals(result)) {
+                if (fin.refunds(tradeNo).isEmpty()) {
+                    out.anomaly("lost-acknowledged", tradeNo, "payment " + tradeNo + " was answered " + result
+                            + " but no refund has that trade number", with(List.of(ok), fin));
+                }
+            }
+        }
+    }
+
+    private static void cancels(History history, FinalRead fin, Findings out) {
+        out.count("cancels", 0);
+        for (Op ok : history.completions("cancel")) {
+            if (ok.type() != OpType.OK) {
+                continue;
+            }
+            String answered = Values.text(ok, "orderStatus");
+            if (answered != null && !"CANCELLED".equals(answered)) {
+                out.inc("cancelsNotCancelling");
+                continue;
+            }
+            out.inc("cancels");
+            String orderNo = Values.text(ok, "orderNo");
+            Map<String, Object> order = fin.order(orderNo);
+            if (order == null || !"CANCELLED".equals(Values.text(order, "status"))) {
+                out.anomaly("lost-acknowledged", orderNo, "order " + orderNo + " was answered cancelled but is "
+                        + (order == null ? "missing" : Values.text(order, "status")), with(List.of(ok), fin));
+            }
+        }
+    }
+
+    private static List<Long> with(List<Op> ops, FinalRead fin) {
+        List<Long> out = new ArrayList<>(Values.indexes(ops));
+        out.add(fin.index());
+        return out;
+    }
+}

@@ -1,0 +1,113 @@
+package io.onlyonce.verify.check;
+
+import static io.onlyonce.verify.check.Clean.BOB;
+import static io.onlyonce.verify.check.Clean.FINAL;
+import static io.onlyonce.verify.check.FinalState.order;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import org.assertj.core.groups.Tuple;
+import org.junit.jupiter.api.Test;
+
+class AcknowledgedCheckerTest {
+
+    private final Checker checker = new AcknowledgedChecker();
+
+    private static Tuple anomaly(String kind, String subject, long... ops) {
+        return Expect.anomaly("acknowledged", kind, subject, ops);
+    }
+
+    @Test
+    void aCleanRunPasses() {
+        CheckResult result = checker.check(Clean.history());
+        Expect.exactly(result);
+        assertThat(result.counts()).containsExactly(Map.entry("orderKeys", 3L), Map.entry("reservations", 2L),
+                Map.entry("reservationsOrdered", 1L), Map.entry("reservationsQueued", 0L), Map.entry("reservationsAbsent", 0L),
+                Map.entry("reservationsFailed.sold-out", 1L), Map.entry("payments", 4L), Map.entry("payments.PAID", 2L),
+                Map.entry("payments.REPEATED", 1L), Map.entry("payments.REFUND", 1L), Map.entry("cancels", 1L));
+    }
+
+    @Test
+    void anAnsweredOrderThatIsNotStoredIsLost() {
+        FinalState state = Clean.state().remove("orders", "orderNo", "O3");
+        // the order answered at 14 is gone, and with it the order its payment (30) was answered PAID for
+        Expect.exactly(checker.check(Clean.with(state)),
+                anomaly("lost-acknowledged", "k-b2", 14, FINAL),
+                anomaly("lost-acknowledged", "T3", 30, FINAL));
+    }
+
+    @Test
+    void anAnswerNamingAnotherOrderThanTheStoredOne() {
+        FinalState state = Clean.state();
+        state.row("orders", "orderNo", "O2").put("orderNo", "O9");
+        // both answers of k-b1 named O2; O2's cancel (34) now finds no order
+        Expect.exactly(checker.check(Clean.with(state)),
+                anomaly("acknowledged-other-order", "k-b1", 8, 9, FINAL),
+                anomaly("lost-acknowledged", "O2", 34, FINAL));
+    }
+
+    @Test
+    void anOrderedReservationWithoutItsOrderIsLost() {
+        FinalState state = Clean.state().remove("orders", "orderNo", "O4");
+        Expect.exactly(checker.check(Clean.with(state)), anomaly("lost-acknowledged", "t-a", 19, 20, FINAL));
+    }
+
+    @Test
+    void aFailedReservationMustMakeNoOrder() {
+        FinalState state = Clean.state().add("orders", order("O5", "rsv_R2", BOB, 2, 7, 1, "1.00", "UNPAID", null));
+        Expect.exactly(checker.check(Clean.with(state)), anomaly("failed-reservation-ordered", "t-b", 22, FINAL));
+    }
+
+    @Test
+    void aQueuedOrUnreadReservationIsCountedAndLeftToLiveness() {
+        FinalState state = Clean.state().remove("reservations", "reservationId", "R2");
+        state.row("reservations", "reservationId", "R1").put("status", "QUEUED");
+        CheckResult result = checker.check(Clean.with(state));
+        Expect.exactly(result);
+        assertThat(result.counts()).containsEntry("reservationsQueued", 1L).containsEntry("reservationsAbsent", 1L)
+                .containsEntry("reservationsOrdered", 0L).doesNotContainKey("reservationsFailed.sold-out");
+    }
+
+    @Test
+    void aPaymentAnsweredPaidMustBeRecorded() {
+        FinalState state = Clean.state().remove("payments", "tradeNo", "T1");
+        Expect.exactly(checker.check(Clean.with(state)), anomaly("lost-acknowledged", "T1", 26, FINAL));
+    }
+
+    @Test
+    void aPaymentAnsweredPaidMustLeaveTheOrderPaid() {
+        FinalState state = Clean.state();
+        state.row("orders", "orderNo", "O1").put("status", "UNPAID");
+        Expect.exactly(checker.check(Clean.with(state)), anomaly("lost-acknowledged", "T1", 26, FINAL));
+    }
+
+    @Test
+    void aPaymentAnsweredRefundMustHaveItsRefund() {
+        FinalState state = Clean.state().remove("refunds", "tradeNo", "T3b");
+        Expect.exactly(checker.check(Clean.with(state)), anomaly("lost-acknowledged", "T3b", 32, FINAL));
+    }
+
+    @Test
+    void aCancelAnsweredMustLeaveTheOrderCancelled() {
+        FinalState state = Clean.state();
+        state.row("orders", "orderNo", "O2").put("status", "UNPAID");
+        Expect.exactly(checker.check(Clean.with(state)), anomaly("lost-acknowledged", "O2", 34, FINAL));
+    }
+
+    @Test
+    void aCancelAnsweredWithAnotherStatusDidNotCancel() {
+        // the server answered 2xx saying the order is PAID (too late to cancel): nothing to find cancelled
+        io.onlyonce.verify.history.History history = Clean.builder()
+                .invoke("c5", "cancel", HistoryBuilder.m("user", "alice", "userId", Clean.ALICE, "orderNo", "O1", "attempt", 1))
+                .ok("c5", HistoryBuilder.m("status", 200, "orderStatus", "PAID"))
+                .finalRead(Clean.state().value()).build();
+        CheckResult result = checker.check(history);
+        Expect.exactly(result);
+        assertThat(result.counts()).containsEntry("cancels", 1L).containsEntry("cancelsNotCancelling", 1L);
+    }
+
+    @Test
+    void withoutAFinalReadItCannotDecide() {
+        Expect.exactly(checker.check(Clean.builder().build()), anomaly("no-final-read", "final read"));
+    }
+}

@@ -20,9 +20,10 @@ java scripts/CheckBom.java
 
 # the walk-through test runs scripts/demo.sh, which needs curl, jq and openssl; the web page's
 # browser test needs headless Chromium and its driver; the operations test checks ops/'s rules and
-# dashboard with Prometheus and promtool (command:package)
+# dashboard with Prometheus and promtool (command:package); the end-to-end verifier shifts one
+# instance's clock with libfaketime
 missing=""
-for tool in curl:curl jq:jq openssl:openssl chromium:chromium chromedriver:chromium-driver prometheus:prometheus promtool:prometheus; do
+for tool in curl:curl jq:jq openssl:openssl chromium:chromium chromedriver:chromium-driver prometheus:prometheus promtool:prometheus faketime:faketime; do
   command -v "${tool%%:*}" >/dev/null 2>&1 || case " $missing " in *" ${tool#*:} "*) ;; *) missing="$missing ${tool#*:}" ;; esac
 done
 if [ -n "$missing" ]; then
@@ -39,6 +40,9 @@ fi
 
 bash scripts/services.sh
 
+# the faults of the short end-to-end run
+VERIFY_FAULTS="kill,kill-after-commit,pause,redis-restart,postgres-restart,relay-republish,redis-partition"
+
 # the release profile too (sources and javadoc jars, javadoc's lint as errors), signing skipped:
 # what a release would build is built on every run
 echo "[test] mvn -B -ntp -Prelease -Dgpg.skip verify $*"
@@ -47,6 +51,17 @@ mvn -B -ntp -Prelease -Dgpg.skip verify "$@"
 rc=$?
 set -e
 echo "[test] mvn exit code: $rc"
+
+# the end-to-end verifier, short: two minutes of the workload under the main faults, a fixed seed
+# (verify/README.md); its report stays in target/verify/ci as the run's artefact
+if [ "$rc" -eq 0 ] && [ "${ONLYONCE_SKIP_VERIFY:-0}" != "1" ]; then
+  echo "[test] scripts/verify.sh --minutes 2 --seed 20261203 (faults: $VERIFY_FAULTS)"
+  set +e
+  bash scripts/verify.sh --minutes 2 --seed 20261203 --faults "$VERIFY_FAULTS" --out target/verify/ci
+  rc=$?
+  set -e
+  echo "[test] verify exit code: $rc (report: target/verify/ci/report.html)"
+fi
 
 # once more on the newest JDK: core and the Spring Boot integration compiled (still to Java 17
 # bytecode) and unit-tested by Temurin 25, the JDK installed beside the default one

@@ -69,6 +69,15 @@ class StockCheckerTest {
     }
 
     @Test
+    void withoutTheFastPathThereIsNoRedisStockToCompare() {
+        FinalState state = Clean.state();
+        state.value().remove("redisStock");
+        state.row("activityStock", "activityId", 7).put("stock", 2);
+        state.row("activityStock", "activityId", 7).put("initialStock", 3);
+        Expect.exactly(checker.check(Clean.with(state)));
+    }
+
+    @Test
     void moreUnitsOfAProductThanAUserMayHold() {
         FinalState state = Clean.state();
         state.row("orders", "orderNo", "O1").put("quantity", 6);

@@ -95,6 +95,29 @@ public final class MessagesChecker implements Checker {
             }
         }
 
+        // the consumers' inbox: one row per (consumer, message); a message recorded twice is named by
+        // the payments of its order, and so are the points of its buyer when the points consumer took it twice
+        Map<String, Integer> inbox = new LinkedHashMap<>();
+        for (Map<String, Object> row : fin.rows("inbox")) {
+            inbox.merge(Values.text(row, "consumer") + "\u0000" + Values.text(row, "messageId"), 1, Integer::sum);
+        }
+        out.count("inboxRows", fin.rows("inbox").size());
+        Map<String, List<Long>> creditedTwice = new HashMap<>();
+        inbox.forEach((pair, n) -> {
+            if (n > 1) {
+                String[] parts = pair.split("\u0000", 2);
+                String orderNo = parts[1].endsWith(SUFFIX) ? parts[1].substring(0, parts[1].length() - SUFFIX.length()) : parts[1];
+                List<Long> ops = with(paysOf.get(orderNo), fin);
+                out.anomaly("inbox-duplicate", parts[1], "consumer " + parts[0] + " recorded message " + parts[1] + " "
+                        + n + " times", ops);
+                Map<String, Object> order = fin.order(orderNo);
+                if (order != null && parts[0].contains("points")) {
+                    creditedTwice.computeIfAbsent(Values.text(order, "userId"), k -> new ArrayList<>())
+                            .addAll(paysOf.getOrDefault(orderNo, List.of()));
+                }
+            }
+        });
+
         Optional<Op> setup = history.setup();
         if (setup.isEmpty()) {
             out.noSetup();
@@ -109,23 +132,11 @@ public final class MessagesChecker implements Checker {
                 BigDecimal has = actual == null ? BigDecimal.ZERO : actual;
                 if (has.compareTo(expected) != 0) {
                     out.anomaly("points-mismatch", id, "user " + id + " has " + (actual == null ? "no" : actual.toPlainString())
-                            + " points but paid " + expected.toPlainString() + " in orders", List.of(fin.index()));
+                            + " points but paid " + expected.toPlainString() + " in orders", with(creditedTwice.get(id), fin));
                 }
             }
         }
 
-        Map<String, Integer> inbox = new LinkedHashMap<>();
-        for (Map<String, Object> row : fin.rows("inbox")) {
-            inbox.merge(Values.text(row, "consumer") + "\u0000" + Values.text(row, "messageId"), 1, Integer::sum);
-        }
-        out.count("inboxRows", fin.rows("inbox").size());
-        inbox.forEach((pair, n) -> {
-            if (n > 1) {
-                String[] parts = pair.split("\u0000", 2);
-                out.anomaly("inbox-duplicate", parts[1], "consumer " + parts[0] + " recorded message " + parts[1] + " "
-                        + n + " times", List.of(fin.index()));
-            }
-        });
         return out.result();
     }
 

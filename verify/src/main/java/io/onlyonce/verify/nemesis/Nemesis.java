@@ -21,9 +21,6 @@ import java.util.Map;
  */
 public final class Nemesis implements Runnable {
 
-    /** The clock offset of the {@code clock-skew} fault. */
-    static final Duration SKEW = Duration.ofMinutes(5);
-
     private final Cluster cluster;
     private final HistoryWriter history;
     private final List<Fault> schedule;
@@ -150,14 +147,15 @@ public final class Nemesis implements Runnable {
                 event(kind, "stop", target, "connections let through again");
             }
             case CLOCK_SKEW -> {
-                JavaService instance = instance(target);
-                event(kind, "start", target, "restarted with its clock " + SKEW.toMinutes() + " min ahead");
-                instance.stop();
-                instance.start(SKEW);
-                Thread.sleep(fault.holdMs());
-                instance.stop();
-                instance.start(Duration.ZERO);
-                event(kind, "stop", target, "restarted on time");
+                JavaService skewed = cluster.skewed();
+                event(kind, "start", target, "its requests go to seckill-3, whose clock runs " + Cluster.SKEW.toMinutes() + " min ahead");
+                cluster.secondFront().retarget(skewed.port());
+                try {
+                    Thread.sleep(fault.holdMs());
+                } finally {
+                    cluster.secondFront().retarget(cluster.instance(2).port());
+                }
+                event(kind, "stop", target, "its requests go to seckill-2 again");
             }
         }
     }
@@ -175,8 +173,8 @@ public final class Nemesis implements Runnable {
             }
             Thread.sleep(5);
         }
-        String target = fresh == null ? fault.target() : "seckill-" + Tsids.node(fresh);
-        JavaService instance = instance(target);
+        JavaService instance = fresh == null ? instance(fault.target()) : cluster.instance(Tsids.node(fresh));
+        String target = instance.name();
         event(FaultKind.KILL_AFTER_COMMIT, "start", target,
                 fresh == null ? "no new order within 20 s: kill -9" : "kill -9 right after order " + fresh + " committed");
         instance.kill9();

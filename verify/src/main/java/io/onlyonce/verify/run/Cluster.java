@@ -1,5 +1,6 @@
 package io.onlyonce.verify.run;
 
+import io.onlyonce.verify.nemesis.FaultKind;
 import io.onlyonce.verify.topology.JavaService;
 import io.onlyonce.verify.topology.LossyProxy;
 import io.onlyonce.verify.topology.Ports;
@@ -31,6 +32,8 @@ public final class Cluster implements AutoCloseable {
 
     /** The idempotency records' lease the instances run with: a paused instance outlives it. */
     public static final Duration LEASE = Duration.ofSeconds(8);
+    /** How far ahead the skewed instance's clock runs. */
+    public static final Duration SKEW = Duration.ofMinutes(5);
     static final String DATABASE = "seckill";
     static final String PREFIX = "oo:verify:";
 
@@ -49,6 +52,8 @@ public final class Cluster implements AutoCloseable {
     private JavaService seckill1;
     private JavaService seckill2;
     private JavaService gateway;
+    private JavaService skewed;
+    private TcpProxy secondFront;
     private LossyProxy lossy;
 
     public Cluster(Options options) {
@@ -76,11 +81,22 @@ public final class Cluster implements AutoCloseable {
         applyBreaks();
         Console.say("starting seckill-2");
         seckill2.start(Duration.ZERO);
+        int second = seckill2.port();
+        if (options.faults().contains(FaultKind.CLOCK_SKEW)) {
+            // a third instance whose clock runs ahead; the gateway reaches seckill-2 through a proxy
+            // that the clock-skew fault points at it (a JVM under libfaketime starts slowly: it is
+            // started once, here, and does its share of the background work all along)
+            skewed = keep(instance(serviceJar, 3));
+            Console.say("starting seckill-3, its clock " + SKEW.toMinutes() + " min ahead (libfaketime)");
+            skewed.start(SKEW);
+            secondFront = keep(TcpProxy.start(Ports.free(), seckill2.port()));
+            second = secondFront.port();
+        }
         int gatewayPort = Ports.free();
         int management = Ports.free();
         gateway = keep(new JavaService("gateway", gatewayJar, List.of("--server.shutdown=immediate"), Map.of(
                 "SECKILL_INSTANCE_1", "http://127.0.0.1:" + seckill1.port(),
-                "SECKILL_INSTANCE_2", "http://127.0.0.1:" + seckill2.port(),
+                "SECKILL_INSTANCE_2", "http://127.0.0.1:" + second,
                 "SECKILL_JWT_SECRET", jwtSecret,
                 "REDIS_HOST", "127.0.0.1", "REDIS_PORT", Integer.toString(redis.port()),
                 "ONLYONCE_REDIS_PREFIX", PREFIX,
@@ -182,8 +198,23 @@ public final class Cluster implements AutoCloseable {
         return List.of(seckill1, seckill2);
     }
 
+    /** The instance of TSID node {@code node}: seckill-1, seckill-2, or the skewed seckill-3. */
     public JavaService instance(int node) {
-        return node == 1 ? seckill1 : seckill2;
+        return switch (node) {
+            case 1 -> seckill1;
+            case 3 -> skewed != null ? skewed : seckill2;
+            default -> seckill2;
+        };
+    }
+
+    /** The instance whose clock runs ahead, or null when the run has no clock-skew fault. */
+    public JavaService skewed() {
+        return skewed;
+    }
+
+    /** The proxy through which the gateway reaches the second instance (null without clock-skew). */
+    public TcpProxy secondFront() {
+        return secondFront;
     }
 
     public LossyProxy lossy() {

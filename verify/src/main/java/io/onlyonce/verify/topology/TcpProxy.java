@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class TcpProxy implements AutoCloseable {
 
     private final ServerSocket server;
-    private final int targetPort;
+    private volatile int targetPort;
     private final ExecutorService pool;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private final AtomicLong accepted = new AtomicLong();
@@ -50,6 +50,23 @@ public final class TcpProxy implements AutoCloseable {
             Pipes.closeQuietly(socket);
         }
         open.clear();
+    }
+
+    /**
+     * Sends every new connection to 127.0.0.1:{@code port} from now on and closes the open ones, so
+     * that a client's pooled connections move too.
+     */
+    public void retarget(int port) {
+        targetPort = port;
+        for (Socket socket : open) {
+            Pipes.closeQuietly(socket);
+        }
+        open.clear();
+    }
+
+    /** The port new connections go to. */
+    public int target() {
+        return targetPort;
     }
 
     /** Lets new connections through again. */

@@ -333,12 +333,13 @@ public final class Workload {
                 long delay = random.nextInt(1_500);
                 second = threads.submit(() -> {
                     Thread.sleep(delay);
-                    purchaseAttempt(companion, sale, theToken, 2, 1);
+                    purchaseAttempt(companion, sale, theToken, 2, 1, false);
                     return null;
                 });
             }
+            boolean lossyFirst = random.nextDouble() < 0.15;
             for (int attempt = 1; attempt <= ORDER_ATTEMPTS; attempt++) {
-                Completion c = purchaseAttempt(process, sale, theToken, 1, attempt);
+                Completion c = purchaseAttempt(process, sale, theToken, 1, attempt, attempt == 1 && lossyFirst);
                 if (c.ok()) {
                     doneSales.add(sale.id());
                     break;
@@ -361,7 +362,8 @@ public final class Workload {
             }
         }
 
-        private Completion purchaseAttempt(String who, Sale sale, String token, int click, int attempt) throws InterruptedException {
+        private Completion purchaseAttempt(String who, Sale sale, String token, int click, int attempt, boolean lossy)
+                throws InterruptedException {
             Map<String, Object> value = new LinkedHashMap<>();
             value.put("user", user.name());
             value.put("userId", user.id());
@@ -369,8 +371,9 @@ public final class Workload {
             value.put("token", token);
             value.put("click", click);
             value.put("attempt", attempt);
+            value.put("lossy", lossy);
             Completion c = recorder.attempt(who, "purchase", value,
-                    () -> api.post("/api/seckill/activities/" + sale.id() + "/orders", user.token(), "{\"quantity\":1}", false,
+                    () -> api.post("/api/seckill/activities/" + sale.id() + "/orders", user.token(), "{\"quantity\":1}", lossy,
                             "Idempotency-Token", token),
                     (answer, v) -> {
                         String reservation = answer.text("reservationId");

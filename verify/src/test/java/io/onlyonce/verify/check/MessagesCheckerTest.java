@@ -24,7 +24,7 @@ class MessagesCheckerTest {
         CheckResult result = checker.check(Clean.history());
         Expect.exactly(result);
         assertThat(result.counts()).containsExactly(Map.entry("paidOrders", 2L), Map.entry("outboxRows", 2L),
-                Map.entry("shipments", 2L), Map.entry("users", 2L), Map.entry("inboxRows", 4L));
+                Map.entry("shipments", 2L), Map.entry("inboxRows", 4L), Map.entry("users", 2L));
     }
 
     @Test
@@ -80,7 +80,14 @@ class MessagesCheckerTest {
     @Test
     void aMessageRecordedTwiceByOneConsumer() {
         FinalState state = Clean.state().add("inbox", inbox("points", "O1_paid"));
-        Expect.exactly(checker.check(Clean.with(state)), anomaly("inbox-duplicate", "O1_paid", FINAL));
+        Expect.exactly(checker.check(Clean.with(state)), anomaly("inbox-duplicate", "O1_paid", 26, 28, FINAL));
+    }
+
+    @Test
+    void pointsCreditedTwiceByAMessageTheInboxLetThroughNameThatOrdersPayments() {
+        FinalState state = Clean.state().add("inbox", inbox("points", "O1_paid")).points("101", "12.40");
+        Expect.exactly(checker.check(Clean.with(state)), anomaly("inbox-duplicate", "O1_paid", 26, 28, FINAL),
+                anomaly("points-mismatch", "101", 26, 28, FINAL));
     }
 
     @Test

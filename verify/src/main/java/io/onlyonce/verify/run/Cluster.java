@@ -64,6 +64,12 @@ public final class Cluster implements AutoCloseable {
 
     /** Starts everything, one after the other; throws when a part does not come up. */
     public void start() throws Exception {
+        // a run starts from empty servers: whatever an earlier run in this directory left goes
+        if (Files.isDirectory(servers)) {
+            try (Stream<Path> old = Files.walk(servers)) {
+                old.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
         Files.createDirectories(servers);
         Files.createDirectories(logs);
         Path serviceJar = jar(options.repo().resolve("examples/seckill/target"), "onlyonce-example-seckill");
@@ -83,9 +89,9 @@ public final class Cluster implements AutoCloseable {
         seckill2.start(Duration.ZERO);
         int second = seckill2.port();
         if (options.faults().contains(FaultKind.CLOCK_SKEW)) {
-            // a third instance whose clock runs ahead; the gateway reaches seckill-2 through a proxy
-            // that the clock-skew fault points at it (a JVM under libfaketime starts slowly: it is
-            // started once, here, and does its share of the background work all along)
+            // a third instance whose clock runs ahead, started once, here: it does its share of the
+            // background work all along; the gateway reaches seckill-2 through a proxy that the
+            // clock-skew fault points at it
             skewed = keep(instance(serviceJar, 3));
             Console.say("starting seckill-3, its clock " + SKEW.toMinutes() + " min ahead (libfaketime)");
             skewed.start(SKEW);

@@ -99,7 +99,8 @@ class JavaServiceTest {
                 .containsEntry("SERVICE_ENV", "yes")
                 .containsEntry("LD_PRELOAD", JavaService.FAKETIME_LIB)
                 .containsEntry("FAKETIME", "+600s")
-                .containsEntry("FAKETIME_DONT_FAKE_MONOTONIC", "1");
+                .containsEntry("FAKETIME_DONT_FAKE_MONOTONIC", "1")
+                .containsEntry("FAKETIME_FORCE_MONOTONIC_FIX", "0");
         assertThat(JavaService.clockEnvironment(Duration.ofSeconds(-90))).containsEntry("FAKETIME", "-90s");
         assertThat(service.command()).containsSubsequence("-Xmx384m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
                 "-jar", jar.toAbsolutePath().toString(), "0");

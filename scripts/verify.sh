@@ -21,6 +21,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+# a failing install or build is "could not run" (2), never "anomalies" (1)
+trap 'echo "[verify] could not prepare the run" >&2; exit 2' ERR
 
 need_install=""
 for tool in redis-server:redis-server rabbitmq-server:rabbitmq-server faketime:faketime; do
@@ -40,4 +42,5 @@ if [ -z "$(jar_of examples/seckill)" ] || [ -z "$(jar_of examples/seckill-gatewa
   mvn -B -q -ntp -pl examples/seckill,examples/seckill-gateway,verify -am package -DskipTests
 fi
 
+trap - ERR
 exec java -Xmx1g -cp "verify/target/classes:verify/target/lib/*" io.onlyonce.verify.run.Verify --repo "$PWD" "$@"

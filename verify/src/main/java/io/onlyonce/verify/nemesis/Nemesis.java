@@ -165,19 +165,22 @@ public final class Nemesis implements Runnable {
         String last = latestOrder();
         long until = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         String fresh = null;
+        long seen = 0;
         while (System.nanoTime() < until) {
             String now = latestOrder();
             if (now != null && !now.equals(last)) {
                 fresh = now;
+                seen = System.nanoTime();
                 break;
             }
             Thread.sleep(5);
         }
         JavaService instance = fresh == null ? instance(fault.target()) : cluster.instance(Tsids.node(fresh));
         String target = instance.name();
-        event(FaultKind.KILL_AFTER_COMMIT, "start", target,
-                fresh == null ? "no new order within 20 s: kill -9" : "kill -9 right after order " + fresh + " committed");
         instance.kill9();
+        long afterMs = seen == 0 ? -1 : Duration.ofNanos(System.nanoTime() - seen).toMillis();
+        event(FaultKind.KILL_AFTER_COMMIT, "start", target, fresh == null ? "no new order within 20 s: kill -9"
+                : "kill -9 " + afterMs + " ms after order " + fresh + " was seen committed (polled every 5 ms)");
         Thread.sleep(fault.holdMs());
         instance.start(instance.clockOffset());
         event(FaultKind.KILL_AFTER_COMMIT, "stop", target, "started again");

@@ -47,13 +47,17 @@ final class FinalRead {
         long deadline = started + timeout.toNanos();
         boolean drained = false;
         String waitingFor = "";
+        // drained = nothing moving in two reads 2 s apart (a message being consumed is unacknowledged,
+        // not ready: one quiet read could fall between its delivery and its commit)
+        int quiet = 0;
         while (System.nanoTime() < deadline) {
             waitingFor = undrained();
-            if (waitingFor.isEmpty()) {
+            quiet = waitingFor.isEmpty() ? quiet + 1 : 0;
+            if (quiet >= 2) {
                 drained = true;
                 break;
             }
-            Thread.sleep(1_000);
+            Thread.sleep(quiet > 0 ? 2_000 : 1_000);
         }
         long drainMs = Duration.ofNanos(System.nanoTime() - started).toMillis();
         Console.say(drained ? "drained in " + drainMs + " ms" : "not drained after " + drainMs + " ms: " + waitingFor);

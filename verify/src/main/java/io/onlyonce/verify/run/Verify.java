@@ -59,7 +59,9 @@ public final class Verify {
         Instant startedAt = Instant.now();
         Files.createDirectories(options.out());
         Console.say("run " + options.command() + " -> " + options.out());
-        List<Fault> schedule = Schedule.of(options.seed(), options.faults(), 12, Cluster.LEASE);
+        // more rounds than the time allows (a round of every kind takes about two minutes): the nemesis stops at the deadline
+        int rounds = Math.max(3, (int) Math.ceil(options.minutes()) * 2);
+        List<Fault> schedule = Schedule.of(options.seed(), options.faults(), rounds, Cluster.LEASE);
         Path historyFile = options.out().resolve("history.jsonl");
         try (Cluster cluster = new Cluster(options)) {
             try {
@@ -105,6 +107,14 @@ public final class Verify {
                 workload.stop(120);
                 if (nemesis.failure() != null) {
                     throw new CannotRun("a fault could not be healed: " + nemesis.failure(), nemesis.failure());
+                }
+                if (!workload.crashed().isEmpty()) {
+                    throw new CannotRun("clients failed, the history is incomplete: " + workload.crashed());
+                }
+                List<String> missed = options.faults().stream().filter(k -> !nemesis.struck().containsKey(k))
+                        .map(k -> k.wire()).toList();
+                if (!missed.isEmpty()) {
+                    throw new CannotRun("faults asked for never struck (give the run more minutes): " + missed);
                 }
                 Console.say("final read");
                 Map<String, Object> state = new FinalRead(cluster, api, setup, workload.reservations(), !options.broken("business-layer")).read(Duration.ofMinutes(3));

@@ -19,7 +19,14 @@ import java.util.Map;
  */
 public final class JavaService implements AutoCloseable {
 
-    static final String FAKETIME_LIB = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
+    /** Debian's libfaketime, for this machine's architecture. */
+    static final String FAKETIME_LIB = faketimeLibrary();
+
+    private static String faketimeLibrary() {
+        java.io.File[] arches = new java.io.File("/usr/lib").listFiles(f -> new java.io.File(f, "faketime/libfaketime.so.1").isFile());
+        return arches == null || arches.length == 0 ? "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
+                : arches[0].getAbsolutePath() + "/faketime/libfaketime.so.1";
+    }
     private static final Duration START_TIMEOUT = Duration.ofSeconds(180);
     private static final List<String> JVM_OPTIONS = List.of("-Xmx384m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
 

@@ -22,9 +22,25 @@ import java.util.Set;
  */
 public final class PrivatePostgres implements AutoCloseable {
 
-    static final String BIN = "/usr/lib/postgresql/15/bin/";
+    /** The newest installed PostgreSQL's binaries (Debian: /usr/lib/postgresql/VERSION/bin/). */
+    static final String BIN = newestBin();
     private static final String OS_USER = "postgres";
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+
+    private static String newestBin() {
+        java.io.File[] versions = new java.io.File("/usr/lib/postgresql").listFiles(f -> new java.io.File(f, "bin/initdb").isFile());
+        if (versions == null || versions.length == 0) {
+            return "/usr/lib/postgresql/15/bin/";
+        }
+        java.util.Arrays.sort(versions, java.util.Comparator.comparingInt(f -> {
+            try {
+                return Integer.parseInt(f.getName());
+            } catch (NumberFormatException e) {
+                return 0;
+            }
+        }));
+        return versions[versions.length - 1].getAbsolutePath() + "/bin/";
+    }
 
     private final Path dir;
     private final Path data;

@@ -75,6 +75,11 @@ final class Recorder {
             value.put("error", "interrupted");
             history.record(process, OpType.INFO, f, value);
             throw interrupted;
+        } catch (RuntimeException bug) {
+            // the client itself failed: the operation's fate is unknown, and the run cannot vouch for it
+            value.put("error", "client-error: " + bug);
+            history.record(process, OpType.INFO, f, value);
+            throw bug;
         }
         value.put("status", answer.status());
         String problem = answer.problem();
@@ -91,6 +96,17 @@ final class Recorder {
             String orderNo = answer.text("orderNo");
             if (orderNo != null) {
                 value.put("orderNo", orderNo);
+            }
+            // a one-time token used again: 409 duplicate-submission with what the first request answered
+            tools.jackson.databind.JsonNode first = answer.json().path("firstResult");
+            if (first.isObject()) {
+                value.put("firstStatus", answer.json().path("firstStatus").asInt());
+                if (first.hasNonNull("reservationId")) {
+                    value.put("firstReservationId", first.get("reservationId").asString());
+                }
+                if (first.hasNonNull("orderNo")) {
+                    value.put("firstOrderNo", first.get("orderNo").asString());
+                }
             }
         }
         history.record(process, type, f, value);

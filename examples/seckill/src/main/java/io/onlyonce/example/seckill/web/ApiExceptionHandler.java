@@ -16,6 +16,7 @@ import org.springframework.context.MessageSource;
 import org.springframework.context.i18n.LocaleContextHolder;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
+import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
@@ -25,6 +26,7 @@ import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.security.access.AccessDeniedException;
 import org.springframework.security.core.AuthenticationException;
 import org.springframework.security.web.firewall.RequestRejectedException;
+import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.util.NumberUtils;
 import org.springframework.util.StringUtils;
 import org.springframework.validation.BindingResult;
@@ -83,6 +85,22 @@ public class ApiExceptionHandler extends ResponseEntityExceptionHandler {
     @ExceptionHandler(AccessDeniedException.class)
     public ResponseEntity<ProblemDetail> handle(AccessDeniedException e) {
         return respond(problems.create(AppProblem.FORBIDDEN, LocaleContextHolder.getLocale()), HttpHeaders.EMPTY);
+    }
+
+    /** How long a client is asked to wait when the database cannot be reached. */
+    static final long DATABASE_RETRY_AFTER_SECONDS = 2;
+
+    /**
+     * The database cannot be reached (no connection for the transaction, the connection lost): 503
+     * {@code database-unavailable} with {@code Retry-After}, as for a store that is down. Its
+     * transaction, if it began, rolled back: nothing was changed.
+     */
+    @ExceptionHandler({CannotCreateTransactionException.class, DataAccessResourceFailureException.class})
+    public ResponseEntity<ProblemDetail> handleDatabaseDown(Exception e) {
+        log.warn("database unavailable: {}", e.toString());
+        HttpHeaders headers = new HttpHeaders();
+        headers.set(HttpHeaders.RETRY_AFTER, Long.toString(DATABASE_RETRY_AFTER_SECONDS));
+        return respond(problems.create(AppProblem.DATABASE_UNAVAILABLE, LocaleContextHolder.getLocale()), headers);
     }
 
     /** Anything unexpected: logged in full, answered without detail. */

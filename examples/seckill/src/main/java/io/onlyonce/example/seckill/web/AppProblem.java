@@ -47,7 +47,8 @@ public enum AppProblem {
     ORDER_CANCELLED("order-cancelled", HttpStatus.CONFLICT),
     TRADE_NO_CONFLICT("trade-no-conflict", HttpStatus.CONFLICT),
     RESERVATION_NOT_FOUND("reservation-not-found", HttpStatus.NOT_FOUND),
-    SALE_UNAVAILABLE("sale-unavailable", HttpStatus.SERVICE_UNAVAILABLE);
+    SALE_UNAVAILABLE("sale-unavailable", HttpStatus.SERVICE_UNAVAILABLE),
+    DATABASE_UNAVAILABLE("database-unavailable", HttpStatus.SERVICE_UNAVAILABLE);
 
     private final String slug;
     private final HttpStatus status;

@@ -15,6 +15,7 @@ final class FinalRead {
     private final Op op;
     private final Map<String, List<Map<String, Object>>> ordersByBusinessId = new HashMap<>();
     private final Map<String, Map<String, Object>> orderByOrderNo = new HashMap<>();
+    private final Map<String, Integer> ordersPerOrderNo = new HashMap<>();
     private final Map<String, List<Map<String, Object>>> paymentsByTradeNo = new HashMap<>();
     private final Map<String, List<Map<String, Object>>> refundsByTradeNo = new HashMap<>();
     private final Map<String, Map<String, Object>> reservationById = new HashMap<>();
@@ -24,6 +25,7 @@ final class FinalRead {
         for (Map<String, Object> row : rows("orders")) {
             ordersByBusinessId.computeIfAbsent(Values.text(row, "businessId"), k -> new ArrayList<>()).add(row);
             orderByOrderNo.putIfAbsent(Values.text(row, "orderNo"), row);
+            ordersPerOrderNo.merge(Values.text(row, "orderNo"), 1, Integer::sum);
         }
         for (Map<String, Object> row : rows("payments")) {
             paymentsByTradeNo.computeIfAbsent(Values.text(row, "tradeNo"), k -> new ArrayList<>()).add(row);
@@ -57,6 +59,11 @@ final class FinalRead {
     /** The order with this number, or null. */
     Map<String, Object> order(String orderNo) {
         return orderByOrderNo.get(orderNo);
+    }
+
+    /** How many orders have this number. */
+    int ordersNumbered(String orderNo) {
+        return ordersPerOrderNo.getOrDefault(orderNo, 0);
     }
 
     List<Map<String, Object>> payments(String tradeNo) {

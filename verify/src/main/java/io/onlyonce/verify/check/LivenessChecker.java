@@ -11,7 +11,8 @@ import java.util.Optional;
 
 /**
  * Once the faults stopped the system drained: no idempotency record in progress past its lease plus
- * a grace of {@value #GRACE_MS} ms, the queues empty, no reservation left QUEUED, every outbox row
+ * a grace of {@value #GRACE_MS} ms, nor an order key refused as in progress more than its lease plus
+ * {@value #HISTORY_GRACE_MS} ms after its first attempt, the queues empty, no reservation left QUEUED, every outbox row
  * sent, and the drain finished before its timeout.
  */
 public final class LivenessChecker implements Checker {
@@ -20,6 +21,12 @@ public final class LivenessChecker implements Checker {
 
     /** How long past its lease a record may still be in progress (a takeover is not instant). */
     static final long GRACE_MS = 30_000;
+
+    /** How long past its lease, counted from a key's first attempt, a client may still be told it is in progress. */
+    static final long HISTORY_GRACE_MS = 10_000;
+
+    /** The problem of a refusal because the key's record is in progress. */
+    static final String IN_PROGRESS = "idempotency-request-in-progress";
 
     @Override
     public String name() {
@@ -51,6 +58,10 @@ public final class LivenessChecker implements Checker {
                             + " ms (lease " + lease + " ms + " + GRACE_MS + " ms)", at);
                 }
             }
+        }
+
+        if (lease >= 0) {
+            refusedInProgress(history, lease, out);
         }
 
         List<Map<String, Object>> queues = fin.rows("queues");
@@ -106,5 +117,24 @@ public final class LivenessChecker implements Checker {
                     : "the system did not drain before the timeout (" + fin.op().value().get("drainMs") + " ms)", at);
         }
         return out.result();
+    }
+
+    /**
+     * An order key still refused as in progress more than the lease plus {@value #HISTORY_GRACE_MS} ms
+     * after its first attempt was sent: its record was never taken over.
+     */
+    private static void refusedInProgress(History history, long lease, Findings out) {
+        long limitNanos = (lease + HISTORY_GRACE_MS) * 1_000_000L;
+        Attempt.byIntent(history, "order", "key").forEach((key, attempts) -> {
+            Op first = attempts.get(0).invocation();
+            for (Op done : Attempt.completions(attempts)) {
+                if (done.type() == OpType.FAIL && IN_PROGRESS.equals(done.str("problem")) && done.time() - first.time() > limitNanos) {
+                    out.anomaly("stuck-in-progress", key, "order key " + key + " was still refused as in progress "
+                            + (done.time() - first.time()) / 1_000_000 + " ms after its first attempt (lease " + lease + " ms + "
+                            + HISTORY_GRACE_MS + " ms)", List.of(first.index(), done.index()));
+                    return;
+                }
+            }
+        });
     }
 }

@@ -5,11 +5,13 @@ import io.onlyonce.verify.history.Op;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * Every 2xx for one order key carries the same order number and amount, every 2xx for one purchase
- * token the same reservation, and at most one of them is not marked replayed (a second one answered
- * as new is a second execution). Needs no final read.
+ * token the same reservation (or, on the synchronous path, the same order), and at most one of them is
+ * not marked replayed (a second one answered as new is a second execution); every 2xx for one trade
+ * number names the same order and outcome. Needs no final read.
  */
 public final class ReplayChecker implements Checker {
 
@@ -47,13 +49,34 @@ public final class ReplayChecker implements Checker {
             }
             out.inc("tokens").add("purchaseOks", oks.size());
             Op first = oks.get(0);
-            if (oks.stream().anyMatch(ok -> !Objects.equals(Values.text(ok, "reservationId"), Values.text(first, "reservationId")))) {
-                out.anomaly("replay-differs", token, "token " + token + " was answered with different reservations: "
-                        + describe(oks, "reservationId", null), Values.indexes(oks));
+            if (oks.stream().anyMatch(ok -> !Objects.equals(purchaseResult(ok), purchaseResult(first)))) {
+                out.anomaly("replay-differs", token, "token " + token + " was answered with different results: "
+                        + describe(oks, ReplayChecker::purchaseResult), Values.indexes(oks));
             }
             unmarked(out, "token", token, oks, "purchaseReplays");
         });
+        out.count("tradeNos", 0).count("payOks", 0).count("payReplays", 0);
+        Attempt.byIntent(history, "pay", "tradeNo").forEach((tradeNo, attempts) -> {
+            List<Op> oks = Attempt.oks(attempts);
+            if (oks.isEmpty()) {
+                return;
+            }
+            out.inc("tradeNos").add("payOks", oks.size());
+            oks.stream().filter(ok -> "REPEATED".equals(Values.text(ok, "result"))).forEach(ok -> out.inc("payReplays"));
+            Op first = oks.get(0);
+            if (oks.stream().anyMatch(ok -> !Objects.equals(Values.text(ok, "orderNo"), Values.text(first, "orderNo"))
+                    || !Objects.equals(Values.text(ok, "outcome"), Values.text(first, "outcome")))) {
+                out.anomaly("replay-differs", tradeNo, "payment " + tradeNo + " was answered with different orders or outcomes: "
+                        + describe(oks, ok -> ok.str("orderNo") + " " + ok.str("outcome")), Values.indexes(oks));
+            }
+        });
         return out.result();
+    }
+
+    /** What a purchase was answered with: its reservation, or on the synchronous path its order. */
+    private static String purchaseResult(Op ok) {
+        String rid = Values.text(ok, "reservationId");
+        return rid != null ? rid : Values.text(ok, "orderNo");
     }
 
     private static void unmarked(Findings out, String what, String subject, List<Op> oks, String replaysCount) {
@@ -72,9 +95,13 @@ public final class ReplayChecker implements Checker {
     }
 
     private static String describe(List<Op> oks, String a, String b) {
+        return describe(oks, ok -> ok.str(a) + (b == null ? "" : " " + ok.str(b)));
+    }
+
+    private static String describe(List<Op> oks, Function<Op, String> answer) {
         List<String> parts = new ArrayList<>();
         for (Op ok : oks) {
-            parts.add(ok.index() + ": " + ok.str(a) + (b == null ? "" : " " + ok.str(b)));
+            parts.add(ok.index() + ": " + answer.apply(ok));
         }
         return String.join(", ", parts);
     }

@@ -9,8 +9,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Per product and per sale, the initial stock is what the live orders hold plus what is left, and
- * what is left is not below zero; Redis's stock of a sale equals the database's; per user and
+ * Per product and per sale, the initial stock (a sale's from the set-up, else from its stock row, which
+ * must agree) is what the live orders hold plus what is left, and what is left is not below zero; Redis's stock of a sale equals the database's; per user and
  * product the live regular orders stay within the set-up's limit. Only the final read shows these,
  * so the anomalies point at it. A product or sale is the subject as {@code "product 5"} /
  * {@code "activity 7"}; {@code over-product-limit}'s subject is the user id.
@@ -80,7 +80,15 @@ public final class StockChecker implements Checker {
         boolean fastPath = fin.op().value().containsKey("redisStock");
         Map<String, Long> redis = new HashMap<>();
         for (Map<String, Object> row : fin.rows("redisStock")) {
-            redis.put(Values.text(row, "activityId"), Values.number(row, "stock", 0));
+            if (row.get("stock") != null) {
+                redis.put(Values.text(row, "activityId"), Values.number(row, "stock", 0));
+            }
+        }
+        Map<String, Long> setUp = new HashMap<>();
+        for (Map<String, Object> activity : setup.map(s -> s.rows("activities")).orElse(List.of())) {
+            if (activity.get("stock") != null) {
+                setUp.put(Values.text(activity, "id"), Values.number(activity, "stock", 0));
+            }
         }
         List<Map<String, Object>> sales = fin.rows("activityStock");
         out.count("activities", sales.size());
@@ -88,7 +96,14 @@ public final class StockChecker implements Checker {
             String id = Values.text(row, "activityId");
             String subject = "activity " + id;
             long stock = Values.number(row, "stock", 0);
-            conserved(out, subject, Values.number(row, "initialStock", 0), soldInSale.getOrDefault(id, 0L), stock, at);
+            Long initial = setUp.get(id);
+            if (initial == null) {
+                initial = Values.number(row, "initialStock", 0);
+            } else if (row.get("initialStock") != null && Values.number(row, "initialStock", 0) != initial) {
+                out.anomaly("stock-not-conserved", subject, subject + " was set up with " + initial + " units but its stock "
+                        + "row says it started with " + Values.number(row, "initialStock", 0), at);
+            }
+            conserved(out, subject, initial, soldInSale.getOrDefault(id, 0L), stock, at);
             Long inRedis = redis.get(id);
             if (!fastPath) {
                 continue;

@@ -13,8 +13,9 @@ import java.util.function.ToIntFunction;
 
 /**
  * Intents (order keys, purchase tokens, payment trade numbers) none of whose attempts was answered
- * 2xx, resolved by the final read: counted as applied (one effect) or not applied (none); an intent
- * every attempt of which was definitely refused must have no effect ({@code refused-but-applied}).
+ * 2xx, resolved by the final read: counted as applied (one effect) or not applied (none), and more
+ * than one effect is {@code applied-twice}; an intent every attempt of which was definitely refused
+ * must have no effect ({@code refused-but-applied}).
  * An intent with an unknown attempt and a later 2xx is counted as converged (whether the stored
  * order agrees is {@code acknowledged}'s finding). The effect of an order key is an order with that
  * business id, of a trade number a payment row with it. A purchase token that was never answered 2xx
@@ -102,6 +103,15 @@ public final class UnknownChecker implements Checker {
         int n = effects.applyAsInt(intent);
         if (unknown) {
             out.inc("unknown").inc(n == 0 ? "unknownNotApplied" : n == 1 ? "unknownApplied" : "unknownAppliedMoreThanOnce");
+            if (n > 1) {
+                List<Long> ops = new ArrayList<>();
+                for (Attempt a : attempts) {
+                    ops.add(a.last().index());
+                }
+                ops.add(fin.index());
+                out.anomaly("applied-twice", intent, what + " " + intent + " was never answered 2xx yet the final read holds "
+                        + n + " effects of it", ops);
+            }
             return;
         }
         out.inc("refused");

@@ -85,8 +85,13 @@ final class Clean {
         return m("orderNo", orderNo, "tradeNo", tradeNo, "amount", amount, "attempt", attempt, "late", late);
     }
 
+    /** A pay answer; its outcome is REFUND for a refund or cancel, else PAID (a repeat of a payment that paid). */
     static Map<String, Object> paid(String result) {
-        return m("status", 200, "result", result);
+        return paid(result, "REFUND".equals(result) || "CANCELLED".equals(result) ? "REFUND" : "PAID");
+    }
+
+    static Map<String, Object> paid(String result, String outcome) {
+        return m("status", 200, "outcome", outcome, "result", result);
     }
 
     /** Operations 0 to 36: everything before the final read. */

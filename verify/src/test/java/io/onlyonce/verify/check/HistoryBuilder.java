@@ -10,13 +10,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Writes a short history by hand: operations are numbered in the order they are added, and a
- * completion repeats its process's open invocation's fields and adds the answer's.
+ * Writes a short history by hand: operations are numbered in the order they are added, one a
+ * millisecond apart unless a test lets time pass, and a completion repeats its process's open invocation's fields and adds the answer's.
  */
 final class HistoryBuilder {
 
     private final List<Op> ops = new ArrayList<>();
     private final Map<String, Op> open = new HashMap<>();
+    private long shiftNanos;
 
     /** A value object from alternating names and values (values may be null). */
     static Map<String, Object> m(Object... kv) {
@@ -57,6 +58,12 @@ final class HistoryBuilder {
         return add("final", OpType.OK, "read", value);
     }
 
+    /** Lets {@code ms} milliseconds pass: every operation added after this one is that much later. */
+    HistoryBuilder sleep(long ms) {
+        shiftNanos += ms * 1_000_000L;
+        return this;
+    }
+
     /** The index of the operation added last. */
     long last() {
         return ops.size() - 1;
@@ -77,7 +84,7 @@ final class HistoryBuilder {
     }
 
     private HistoryBuilder add(String process, OpType type, String f, Map<String, Object> value) {
-        ops.add(new Op(ops.size(), ops.size() * 1_000_000L, process, type, f, value));
+        ops.add(new Op(ops.size(), ops.size() * 1_000_000L + shiftNanos, process, type, f, value));
         return this;
     }
 }

@@ -31,6 +31,33 @@ class LivenessCheckerTest {
         Expect.exactly(checker.check(Clean.with(state)), anomaly("stuck-in-progress", "k-z", FINAL));
     }
 
+    /**
+     * The clean run plus an order key whose first attempt (37, at 37 ms) timed out and whose second
+     * was refused as in progress (40) {@code waitMs} + 3 ms after the first was sent.
+     */
+    private static io.onlyonce.verify.history.History refusedInProgressAfter(long waitMs) {
+        return Clean.builder()
+                .invoke("c5", "order", Clean.orderOp("bob", Clean.BOB, "k-b3", 1, 1, 1))
+                .info("c5", HistoryBuilder.m("error", "timeout"))
+                .sleep(waitMs)
+                .invoke("c5", "order", Clean.orderOp("bob", Clean.BOB, "k-b3", 1, 1, 2))
+                .fail("c5", HistoryBuilder.m("status", 409, "problem", "idempotency-request-in-progress"))
+                .finalRead(Clean.state().value())
+                .build();
+    }
+
+    @Test
+    void aKeyRefusedInProgressPastItsLeaseAndTheGrace() {
+        // lease 5000 ms + 10000 ms: refused 15001 ms after the first attempt is stuck
+        Expect.exactly(checker.check(refusedInProgressAfter(14_998)), anomaly("stuck-in-progress", "k-b3", 37, 40));
+    }
+
+    @Test
+    void aKeyRefusedInProgressWithinItsLeaseAndTheGrace() {
+        // refused exactly 15000 ms after the first attempt: still fine
+        Expect.exactly(checker.check(refusedInProgressAfter(14_997)));
+    }
+
     @Test
     void aQueueNotEmpty() {
         FinalState state = Clean.state();

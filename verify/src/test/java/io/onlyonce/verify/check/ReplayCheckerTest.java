@@ -29,7 +29,7 @@ class ReplayCheckerTest {
         Expect.exactly(result);
         assertThat(result.counts()).containsExactly(Map.entry("orderKeys", 3L), Map.entry("orderOks", 4L),
                 Map.entry("orderReplays", 2L), Map.entry("tokens", 2L), Map.entry("purchaseOks", 3L),
-                Map.entry("purchaseReplays", 1L));
+                Map.entry("purchaseReplays", 1L), Map.entry("tradeNos", 3L), Map.entry("payOks", 4L), Map.entry("payReplays", 1L));
     }
 
     @Test
@@ -72,6 +72,48 @@ class ReplayCheckerTest {
         Expect.exactly(checker.check(history),
                 anomaly("replay-differs", "t-a", 19, 20, 38, 40),
                 anomaly("unmarked-replay", "t-a", 19, 38));
+    }
+
+    /** The clean run plus carol's synchronous purchase answered with {@code first} (38) and then {@code second} (40). */
+    private static io.onlyonce.verify.history.History syncPurchase(String first, String second, boolean secondReplayed) {
+        return Clean.builder()
+                .invoke("c5", "purchase", Clean.purchase("carol", 103, 7, "t-c", 1))
+                .ok("c5", HistoryBuilder.m("status", 201, "orderNo", first, "replayed", false))
+                .invoke("c5", "purchase", Clean.purchase("carol", 103, 7, "t-c", 1))
+                .ok("c5", HistoryBuilder.m("status", secondReplayed ? 200 : 201, "orderNo", second, "replayed", secondReplayed))
+                .build();
+    }
+
+    @Test
+    void aSynchronousPurchaseIsReplayedWithItsOrder() {
+        Expect.exactly(checker.check(syncPurchase("O5", "O5", true)));
+        Expect.exactly(checker.check(syncPurchase("O5", "O6", true)), anomaly("replay-differs", "t-c", 38, 40));
+        Expect.exactly(checker.check(syncPurchase("O5", "O5", false)), anomaly("unmarked-replay", "t-c", 38, 40));
+    }
+
+    /** The clean run plus one more answer to a repeat of T1 (op 38), for order {@code orderNo}. */
+    private static io.onlyonce.verify.history.History payAgain(String orderNo, String result, String outcome) {
+        return Clean.builder()
+                .invoke("c5", "pay", Clean.pay(orderNo, "T1", "6.20", 1, true))
+                .ok("c5", Clean.paid(result, outcome))
+                .build();
+    }
+
+    @Test
+    void aPaymentAnsweredAgainTheSameWay() {
+        CheckResult result = checker.check(payAgain("O1", "REPEATED", "PAID"));
+        Expect.exactly(result);
+        assertThat(result.counts()).containsEntry("payOks", 5L).containsEntry("payReplays", 2L);
+    }
+
+    @Test
+    void aPaymentAnsweredWithAnotherOutcomeDiffers() {
+        Expect.exactly(checker.check(payAgain("O1", "REFUND", "REFUND")), anomaly("replay-differs", "T1", 26, 28, 38));
+    }
+
+    @Test
+    void aPaymentAnsweredForAnotherOrderDiffers() {
+        Expect.exactly(checker.check(payAgain("O2", "REPEATED", "PAID")), anomaly("replay-differs", "T1", 26, 28, 38));
     }
 
     @Test

@@ -69,12 +69,40 @@ class StockCheckerTest {
     }
 
     @Test
+    void aSaleWhoseRedisStockIsNullIsMissingInRedis() {
+        FinalState state = Clean.state();
+        state.row("redisStock", "activityId", 7).put("stock", null);
+        CheckResult result = checker.check(Clean.with(state));
+        Expect.exactly(result, anomaly("redis-drift", "activity 7", FINAL));
+        assertThat(result.anomalies().get(0).message()).contains("none in Redis");
+    }
+
+    @Test
     void withoutTheFastPathThereIsNoRedisStockToCompare() {
+        // no redisStock at all: a sale missing from it is not a drift
         FinalState state = Clean.state();
         state.value().remove("redisStock");
-        state.row("activityStock", "activityId", 7).put("stock", 2);
-        state.row("activityStock", "activityId", 7).put("initialStock", 3);
         Expect.exactly(checker.check(Clean.with(state)));
+    }
+
+    @Test
+    void aSaleStartsWithTheStockOfItsSetUp() {
+        // the stock row does not say how the sale started: the set-up's 1 = 1 (O4) + 0
+        FinalState state = Clean.state();
+        state.row("activityStock", "activityId", 7).remove("initialStock");
+        Expect.exactly(checker.check(Clean.with(state)));
+    }
+
+    @Test
+    void aSaleWhoseStockRowDisagreesWithItsSetUp() {
+        // set up with 1, the row says 2 and holds 1 (O4) + 1 left: the unit came from nowhere
+        FinalState state = Clean.state();
+        state.row("activityStock", "activityId", 7).put("initialStock", 2);
+        state.row("activityStock", "activityId", 7).put("stock", 1);
+        state.row("redisStock", "activityId", 7).put("stock", 1);
+        Expect.exactly(checker.check(Clean.with(state)),
+                anomaly("stock-not-conserved", "activity 7", FINAL),
+                anomaly("stock-not-conserved", "activity 7", FINAL));
     }
 
     @Test

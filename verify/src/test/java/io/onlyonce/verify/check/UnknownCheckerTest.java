@@ -41,6 +41,26 @@ class UnknownCheckerTest {
     }
 
     @Test
+    void anUnknownOrderThatTookEffectTwice() {
+        FinalState state = Clean.state().add("orders", order("O5", "k-a2", ALICE, 2, null, 1, "5.00", "UNPAID", null))
+                .add("orders", order("O6", "k-a2", ALICE, 2, null, 1, "5.00", "UNPAID", null));
+        CheckResult result = checker.check(Clean.with(state));
+        Expect.exactly(result, anomaly("applied-twice", "k-a2", 12, FINAL));
+        assertThat(result.counts()).containsEntry("unknownAppliedMoreThanOnce", 1L);
+    }
+
+    @Test
+    void anUnknownPaymentRecordedTwice() {
+        // the run ended with T2's only attempt in flight (38): its invocation shows it
+        History history = Clean.builder()
+                .invoke("c5", "pay", Clean.pay("O2", "T2", "3.10", 1, false))
+                .finalRead(Clean.state().add("payments", payment("T2", "O2", "3.10", "PAID"))
+                        .add("payments", payment("T2", "O2", "3.10", "PAID")).value())
+                .build();
+        Expect.exactly(checker.check(history), anomaly("applied-twice", "T2", 37, 38));
+    }
+
+    @Test
     void anInvocationTheRunEndedWithCountsAsUnknown() {
         History history = Clean.builder().invoke("c5", "order", Clean.orderOp("bob", BOB, "k-b3", 1, 1, 1))
                 .finalRead(Clean.state().value()).build();

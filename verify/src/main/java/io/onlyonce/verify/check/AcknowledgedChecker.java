@@ -99,6 +99,15 @@ public final class AcknowledgedChecker implements Checker {
         Map<String, String> tokenOf = new LinkedHashMap<>();
         Map<String, Map<String, List<Op>>> byOrderNo = new LinkedHashMap<>();
         Attempt.byIntent(history, "purchase", "token").forEach((token, attempts) -> {
+            // a token used again is refused 409 duplicate-submission with its first answer: that answer acknowledges too
+            for (Attempt a : attempts) {
+                Op refused = a.completion();
+                String first = refused == null || refused.type() != OpType.FAIL ? null : Values.text(refused, "firstReservationId");
+                if (first != null) {
+                    byReservation.computeIfAbsent(first, k -> new ArrayList<>()).add(refused);
+                    tokenOf.putIfAbsent(first, token);
+                }
+            }
             for (Op ok : Attempt.oks(attempts)) {
                 String rid = Values.text(ok, "reservationId");
                 String orderNo = Values.text(ok, "orderNo");

@@ -2,6 +2,7 @@ package io.onlyonce.verify.check;
 
 import io.onlyonce.verify.history.History;
 import io.onlyonce.verify.history.Op;
+import io.onlyonce.verify.history.OpType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -48,10 +49,18 @@ public final class ReplayChecker implements Checker {
                 return;
             }
             out.inc("tokens").add("purchaseOks", oks.size());
+            // the 2xx answers and the first answers that 409 duplicate-submission refusals carry
+            List<Op> answers = new ArrayList<>(oks);
+            for (Attempt a : attempts) {
+                if (a.completion() != null && !a.ok() && (Values.text(a.completion(), "firstReservationId") != null
+                        || Values.text(a.completion(), "firstOrderNo") != null)) {
+                    answers.add(a.completion());
+                }
+            }
             Op first = oks.get(0);
-            if (oks.stream().anyMatch(ok -> !Objects.equals(purchaseResult(ok), purchaseResult(first)))) {
+            if (answers.stream().anyMatch(ok -> !Objects.equals(purchaseResult(ok), purchaseResult(first)))) {
                 out.anomaly("replay-differs", token, "token " + token + " was answered with different results: "
-                        + describe(oks, ReplayChecker::purchaseResult), Values.indexes(oks));
+                        + describe(answers, ReplayChecker::purchaseResult), Values.indexes(answers));
             }
             unmarked(out, "token", token, oks, "purchaseReplays");
         });
@@ -74,9 +83,13 @@ public final class ReplayChecker implements Checker {
     }
 
     /** What a purchase was answered with: its reservation, or on the synchronous path its order. */
-    private static String purchaseResult(Op ok) {
-        String rid = Values.text(ok, "reservationId");
-        return rid != null ? rid : Values.text(ok, "orderNo");
+    private static String purchaseResult(Op answer) {
+        if (answer.type() != OpType.OK) {
+            String rid = Values.text(answer, "firstReservationId");
+            return rid != null ? rid : Values.text(answer, "firstOrderNo");
+        }
+        String rid = Values.text(answer, "reservationId");
+        return rid != null ? rid : Values.text(answer, "orderNo");
     }
 
     private static void unmarked(Findings out, String what, String subject, List<Op> oks, String replaysCount) {

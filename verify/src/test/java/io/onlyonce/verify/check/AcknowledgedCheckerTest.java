@@ -83,6 +83,17 @@ class AcknowledgedCheckerTest {
     }
 
     @Test
+    void aReservationKnownOnlyFromARefusedReuseOfItsTokenMustBeDecidedToo() {
+        // the 202 of token t-z was lost; its reuse (ops 37, 38) was refused 409 with the first answer, R7
+        io.onlyonce.verify.history.History history = Clean.builder()
+                .invoke("c5", "purchase", Clean.purchase("carol", 103, 7, "t-z", 2))
+                .fail("c5", HistoryBuilder.m("status", 409, "problem", "duplicate-submission", "firstStatus", 202,
+                        "firstReservationId", "R7"))
+                .finalRead(Clean.state().value()).build();
+        Expect.exactly(checker.check(history), anomaly("lost-acknowledged", "t-z", 38, 39));
+    }
+
+    @Test
     void aReservationLostWithoutARedisRestartIsLost() {
         FinalState state = Clean.state();
         state.row("reservations", "reservationId", "R2").put("reason", "reservation-lost");

@@ -91,6 +91,21 @@ class ReplayCheckerTest {
         Expect.exactly(checker.check(syncPurchase("O5", "O5", false)), anomaly("unmarked-replay", "t-c", 38, 40));
     }
 
+    /** The clean run plus a reuse of token t-a (ops 37, 38) refused 409 duplicate-submission with {@code first} as its first answer. */
+    private static io.onlyonce.verify.history.History reusedToken(String first) {
+        return Clean.builder()
+                .invoke("c5", "purchase", Clean.purchase("alice", 101, 7, "t-a", 2))
+                .fail("c5", HistoryBuilder.m("status", 409, "problem", "duplicate-submission", "firstStatus", 202,
+                        "firstReservationId", first))
+                .build();
+    }
+
+    @Test
+    void aReusedTokenIsToldItsFirstAnswer() {
+        Expect.exactly(checker.check(reusedToken("R1")));
+        Expect.exactly(checker.check(reusedToken("R9")), anomaly("replay-differs", "t-a", 19, 20, 38));
+    }
+
     /** The clean run plus one more answer to a repeat of T1 (op 38), for order {@code orderNo}. */
     private static io.onlyonce.verify.history.History payAgain(String orderNo, String result, String outcome) {
         return Clean.builder()

@@ -2,13 +2,8 @@ package io.onlyonce.verify.topology;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -16,36 +11,24 @@ import java.util.concurrent.atomic.AtomicLong;
  * answer into a sink, then closes the client's connection, so the client sees it end without a
  * response while the server did the work.
  */
-public final class LossyProxy implements AutoCloseable {
+public final class LossyProxy extends LoopbackListener {
 
     /** How long the answer must stay quiet after its first bytes before the connections are closed. */
     static final int QUIET_MILLIS = 300;
 
-    private final ServerSocket server;
     private final int targetPort;
-    private final ExecutorService pool;
-    private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private final AtomicLong dropped = new AtomicLong();
-    private volatile boolean closed;
 
-    private LossyProxy(ServerSocket server, int targetPort) {
-        this.server = server;
+    private LossyProxy(int listenPort, int targetPort) throws IOException {
+        super("lossy-proxy", listenPort);
         this.targetPort = targetPort;
-        this.pool = Pipes.daemonPool("lossy-proxy-" + server.getLocalPort());
     }
 
     /** Listens on 127.0.0.1:listenPort; each connection goes to 127.0.0.1:targetPort and loses its answer. */
     public static LossyProxy start(int listenPort, int targetPort) throws IOException {
-        ServerSocket server = new ServerSocket();
-        server.setReuseAddress(true);
-        server.bind(new InetSocketAddress("127.0.0.1", listenPort), 200);
-        LossyProxy proxy = new LossyProxy(server, targetPort);
-        proxy.pool.execute(proxy::acceptLoop);
+        LossyProxy proxy = new LossyProxy(listenPort, targetPort);
+        proxy.listen();
         return proxy;
-    }
-
-    public int port() {
-        return server.getLocalPort();
     }
 
     /** The connections whose answer (some bytes of it at least) reached the proxy and was discarded. */
@@ -53,41 +36,15 @@ public final class LossyProxy implements AutoCloseable {
         return dropped.get();
     }
 
-    /** Stops listening and closes every connection. */
     @Override
-    public void close() {
-        closed = true;
-        Pipes.closeQuietly(server);
-        for (Socket socket : open) {
-            Pipes.closeQuietly(socket);
-        }
-        open.clear();
-        pool.shutdownNow();
-    }
-
-    private void acceptLoop() {
-        while (!closed) {
-            Socket client;
-            try {
-                client = server.accept();
-            } catch (IOException e) {
-                if (closed) {
-                    return;
-                }
-                continue;
-            }
-            pool.execute(() -> handle(client));
-        }
+    void accepted(Socket client) {
+        pool.execute(() -> handle(client));
     }
 
     private void handle(Socket client) {
         Socket upstream = new Socket();
-        open.add(client);
-        open.add(upstream);
         try {
-            client.setTcpNoDelay(true);
-            upstream.setTcpNoDelay(true);
-            upstream.connect(new InetSocketAddress("127.0.0.1", targetPort), 5000);
+            connect(client, upstream, targetPort);
             pool.execute(() -> Pipes.copy(client, upstream));
             if (sink(upstream)) {
                 dropped.incrementAndGet();
@@ -95,10 +52,7 @@ public final class LossyProxy implements AutoCloseable {
         } catch (IOException e) {
             // the upstream refused: the client loses the connection all the same
         } finally {
-            Pipes.closeQuietly(client);
-            Pipes.closeQuietly(upstream);
-            open.remove(client);
-            open.remove(upstream);
+            end(client, upstream);
         }
     }
 

@@ -78,4 +78,40 @@ class TcpProxyTest {
         }
         return line.toString();
     }
+
+    @Test
+    void retargetSendsNewConnectionsElsewhere() throws Exception {
+        try (java.net.ServerSocket first = greeter("first"); java.net.ServerSocket second = greeter("second");
+             TcpProxy proxy = TcpProxy.start(Ports.free(), first.getLocalPort())) {
+            assertThat(greeting(proxy.port())).isEqualTo("first");
+            proxy.retarget(second.getLocalPort());
+            assertThat(proxy.target()).isEqualTo(second.getLocalPort());
+            assertThat(greeting(proxy.port())).isEqualTo("second");
+            assertThat(greeting(proxy.port())).isEqualTo("second");
+        }
+    }
+
+    /** A server that writes its name to each connection and closes it. */
+    private static java.net.ServerSocket greeter(String name) throws IOException {
+        java.net.ServerSocket server = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+        Thread t = new Thread(() -> {
+            while (!server.isClosed()) {
+                try (Socket s = server.accept()) {
+                    s.getOutputStream().write(name.getBytes(StandardCharsets.UTF_8));
+                } catch (IOException closed) {
+                    return;
+                }
+            }
+        });
+        t.setDaemon(true);
+        t.start();
+        return server;
+    }
+
+    private static String greeting(int port) throws IOException {
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(2_000);
+            return new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
 }

@@ -162,18 +162,23 @@ public final class Nemesis implements Runnable {
 
     /** Waits for a new order row, then kills the instance whose TSID node wrote its number. */
     private void killAfterCommit(Fault fault) throws Exception {
-        String last = latestOrder();
-        long until = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         String fresh = null;
         long seen = 0;
-        while (System.nanoTime() < until) {
-            String now = latestOrder();
-            if (now != null && !now.equals(last)) {
-                fresh = now;
-                seen = System.nanoTime();
-                break;
+        // one connection for the whole watch: a poll is one indexed query, every 5 ms
+        try (Connection db = cluster.database(); Statement sql = db.createStatement()) {
+            String last = latestOrder(sql);
+            long until = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (System.nanoTime() < until) {
+                String now = latestOrder(sql);
+                if (now != null && !now.equals(last)) {
+                    fresh = now;
+                    seen = System.nanoTime();
+                    break;
+                }
+                Thread.sleep(5);
             }
-            Thread.sleep(5);
+        } catch (java.sql.SQLException down) {
+            // the database is unreachable: kill the scheduled target
         }
         JavaService instance = fresh == null ? instance(fault.target()) : cluster.instance(Tsids.node(fresh));
         String target = instance.name();
@@ -186,12 +191,9 @@ public final class Nemesis implements Runnable {
         event(FaultKind.KILL_AFTER_COMMIT, "stop", target, "started again");
     }
 
-    private String latestOrder() throws Exception {
-        try (Connection db = cluster.database(); Statement sql = db.createStatement();
-             ResultSet row = sql.executeQuery("SELECT order_no FROM orders ORDER BY id DESC LIMIT 1")) {
+    private static String latestOrder(Statement sql) throws java.sql.SQLException {
+        try (ResultSet row = sql.executeQuery("SELECT order_no FROM orders ORDER BY id DESC LIMIT 1")) {
             return row.next() ? row.getString(1) : null;
-        } catch (java.sql.SQLException down) {
-            return null;
         }
     }
 

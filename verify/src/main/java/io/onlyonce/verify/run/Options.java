@@ -35,8 +35,8 @@ public record Options(double minutes, long seed, List<FaultKind> faults, List<St
             String arg = args[i];
             String next = i + 1 < args.length ? args[i + 1] : null;
             switch (arg) {
-                case "--minutes" -> { minutes = Double.parseDouble(required(arg, next)); i++; }
-                case "--seed" -> { seed = Long.parseLong(required(arg, next)); i++; }
+                case "--minutes" -> { minutes = number(arg, next, "a positive number of minutes"); i++; }
+                case "--seed" -> { seed = (long) number(arg, next, "a whole number"); i++; }
                 case "--faults" -> { faults = faults(required(arg, next)); i++; }
                 case "--break" -> {
                     for (String b : required(arg, next).split(",")) {
@@ -49,13 +49,16 @@ public record Options(double minutes, long seed, List<FaultKind> faults, List<St
                 }
                 case "--out" -> { out = Path.of(required(arg, next)); i++; }
                 case "--repo" -> { repo = Path.of(required(arg, next)).toAbsolutePath().normalize(); i++; }
-                case "--clients" -> { clients = Integer.parseInt(required(arg, next)); i++; }
+                case "--clients" -> { clients = (int) number(arg, next, "a positive number of client processes"); i++; }
                 default -> throw new IllegalArgumentException("unknown argument " + arg
                         + " (scripts/verify.sh [--minutes N] [--seed S] [--faults kind,...] [--break PROTECTION] [--out DIR])");
             }
         }
-        if (minutes <= 0 || clients < 1) {
-            throw new IllegalArgumentException("--minutes and --clients must be positive");
+        if (minutes <= 0) {
+            throw new IllegalArgumentException("--minutes needs a positive number of minutes, got " + minutes);
+        }
+        if (clients < 1) {
+            throw new IllegalArgumentException("--clients needs a positive number, got " + clients);
         }
         if (out == null) {
             out = repo.resolve("target").resolve("verify").resolve("seed-" + seed);
@@ -64,7 +67,10 @@ public record Options(double minutes, long seed, List<FaultKind> faults, List<St
     }
 
     private static List<FaultKind> faults(String text) {
-        if (text.isBlank() || text.equals("none")) {
+        if (text.isBlank()) {
+            throw new IllegalArgumentException("--faults is empty: name the kinds, or say all or none");
+        }
+        if (text.equals("none")) {
             return List.of();
         }
         if (text.equals("all")) {
@@ -73,8 +79,17 @@ public record Options(double minutes, long seed, List<FaultKind> faults, List<St
         return Arrays.stream(text.split(",")).map(String::trim).map(FaultKind::ofName).toList();
     }
 
+    private static double number(String arg, String value, String what) {
+        String text = required(arg, value);
+        try {
+            return Double.parseDouble(text);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(arg + " needs " + what + ", got \"" + text + "\"");
+        }
+    }
+
     private static String required(String arg, String value) {
-        if (value == null) {
+        if (value == null || value.startsWith("--")) {
             throw new IllegalArgumentException(arg + " needs a value");
         }
         return value;

@@ -103,7 +103,7 @@ public final class Verify {
                     faultThread.interrupt();
                     faultThread.join(60_000);
                 }
-                Console.say("faults over: " + nemesis.struck() + "; letting the clients finish their intents");
+                Console.say("faults over, struck: " + struck(nemesis.struck()) + "; letting the clients finish their intents");
                 workload.stop(120);
                 if (nemesis.failure() != null) {
                     throw new CannotRun("a fault could not be healed: " + nemesis.failure(), nemesis.failure());
@@ -124,7 +124,8 @@ public final class Verify {
             List<CheckResult> results = Checks.run(history);
             long durationMs = Duration.between(startedAt, Instant.now()).toMillis();
             List<String> notes = new ArrayList<>();
-            notes.add("faults struck: " + nemesis.struck());
+            notes.add("faults scheduled " + schedule.size() + " (rounds of every kind, worked through until the time was up), struck: "
+                    + struck(nemesis.struck()));
             RunInfo info = new RunInfo(options.seed(), options.minutes(), options.faults().stream().map(k -> k.wire()).toList(),
                     options.breaks(), options.command(), startedAt, durationMs, notes);
             Report.write(options.out(), history, results, info);
@@ -133,6 +134,11 @@ public final class Verify {
             Console.say((valid ? "VALID" : "INVALID") + ": report " + options.out().resolve("report.html"));
             return valid ? 0 : 1;
         }
+    }
+
+    private static String struck(Map<io.onlyonce.verify.nemesis.FaultKind, Integer> struck) {
+        return struck.isEmpty() ? "none" : new java.util.TreeMap<>(struck).entrySet().stream()
+                .map(e -> e.getKey().wire() + " " + e.getValue()).collect(java.util.stream.Collectors.joining(", "));
     }
 
     private static String progress(HistoryWriter writer) {

@@ -5,6 +5,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.onlyonce.gateway.internal.LazyRedisConnection;
 import io.onlyonce.redis.RedisStoreConfig;
+import io.onlyonce.redis.RedisWindowStore;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -89,8 +90,8 @@ public class RequestDedupAutoConfiguration {
 
         @Bean
         ReactiveWindowStore reactiveWindowStore(LazyRedisConnection connection, RequestDedupProperties properties) {
-            return new ReactiveRedisWindowStore(connection::commands,
-                    new RedisStoreConfig(properties.keyPrefix(), RedisStoreConfig.DEFAULT_TOKEN_SHARDS));
+            return new ReactiveRedisWindowStore(RedisWindowStore.of(connection.connection(),
+                    new RedisStoreConfig(properties.keyPrefix(), RedisStoreConfig.DEFAULT_TOKEN_SHARDS, properties.timeout())));
         }
     }
 

@@ -8,17 +8,17 @@ import io.onlyonce.IdempotencyKey;
 import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.StoredResponse;
 import io.onlyonce.redis.internal.AtomicScript;
-import io.onlyonce.redis.internal.CorruptValueException;
 import io.onlyonce.redis.internal.IdempotencyValue;
 import io.onlyonce.redis.internal.RedisKeys;
-import io.onlyonce.redis.internal.RedisScriptExecutor;
+import io.onlyonce.redis.script.CorruptValueException;
+import io.onlyonce.redis.script.LuaScript;
+import io.onlyonce.redis.script.ScriptRunner;
 import io.onlyonce.store.IdempotencyRecord;
 import io.onlyonce.store.OwnerToken;
+import io.onlyonce.store.StoreBudget;
 import io.onlyonce.store.StoredResponseCodec;
 import io.onlyonce.token.OneTimeToken;
 import io.onlyonce.window.WindowHit;
-import io.onlyonce.redis.internal.LuaScript;
-import io.onlyonce.store.StoreBudget;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -74,7 +74,7 @@ public final class RedisAtomicExecutor {
             """);
     private static final long OFFSET_REFRESH_MILLIS = 10_000;
 
-    private final RedisScriptExecutor redis;
+    private final ScriptRunner redis;
     private final RedisKeys keys;
     private final int tokenShards;
     private final Duration budget;
@@ -85,7 +85,7 @@ public final class RedisAtomicExecutor {
     private volatile boolean offsetKnown;
     private final AtomicBoolean measuring = new AtomicBoolean();
 
-    private RedisAtomicExecutor(RedisScriptExecutor redis, RedisStoreConfig config, InstantSource clock) {
+    private RedisAtomicExecutor(ScriptRunner redis, RedisStoreConfig config, InstantSource clock) {
         this.redis = redis;
         this.keys = new RedisKeys(config.keyPrefix());
         this.tokenShards = config.tokenShards();
@@ -106,7 +106,7 @@ public final class RedisAtomicExecutor {
     /** As {@link #of(StatefulConnection, RedisStoreConfig)}, computing deadlines on {@code clock}. */
     static RedisAtomicExecutor of(StatefulConnection<byte[], byte[]> connection, RedisStoreConfig config,
             InstantSource clock) {
-        return new RedisAtomicExecutor(RedisScriptExecutor.of(connection, config.commandTimeout()), config, clock);
+        return new RedisAtomicExecutor(ScriptRunner.of(connection, config.commandTimeout()), config, clock);
     }
 
     /** An executor on a connection made on first use, which it may share with the stores. */
@@ -119,7 +119,7 @@ public final class RedisAtomicExecutor {
      * is computed on it, from Redis's clock as measured against it.
      */
     static RedisAtomicExecutor of(RedisStoreConnection connection, RedisStoreConfig config, InstantSource clock) {
-        return new RedisAtomicExecutor(RedisScriptExecutor.of(connection.port(), config.commandTimeout()), config, clock);
+        return new RedisAtomicExecutor(connection.runner(config.commandTimeout()), config, clock);
     }
 
     /**
@@ -272,7 +272,7 @@ public final class RedisAtomicExecutor {
                     return new AtomicOutcome.Completed(response);
                 } catch (IllegalArgumentException e) {
                     throw new StoreUnavailableException(operation,
-                            new CorruptValueException(RedisScriptExecutor.text(recordKey), "unreadable response", e));
+                            new CorruptValueException(RedisKeys.text(recordKey), "unreadable response", e));
                 }
             }
             case 'd' -> {

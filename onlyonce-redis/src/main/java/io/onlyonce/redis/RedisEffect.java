@@ -1,7 +1,7 @@
 package io.onlyonce.redis;
 
 import io.onlyonce.redis.internal.AtomicScript;
-import io.onlyonce.redis.internal.LuaScript;
+import io.onlyonce.redis.script.LuaScript;
 
 /**
  * An idempotent effect that is itself a Redis Lua script, run by {@link RedisAtomicExecutor} in the

@@ -10,11 +10,11 @@ import io.onlyonce.Fingerprint;
 import io.onlyonce.IdempotencyKey;
 import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.StoredResponse;
-import io.onlyonce.redis.internal.CorruptValueException;
 import io.onlyonce.redis.internal.IdempotencyValue;
-import io.onlyonce.redis.internal.LuaScript;
 import io.onlyonce.redis.internal.RedisKeys;
-import io.onlyonce.redis.internal.RedisScriptExecutor;
+import io.onlyonce.redis.script.CorruptValueException;
+import io.onlyonce.redis.script.LuaScript;
+import io.onlyonce.redis.script.ScriptRunner;
 import io.onlyonce.store.AsyncIdempotencyStore;
 import io.onlyonce.store.ClaimResult;
 import io.onlyonce.store.IdempotencyRecord;
@@ -104,10 +104,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AsyncIdemp
             return {}
             """);
 
-    private final RedisScriptExecutor redis;
+    private final ScriptRunner redis;
     private final RedisKeys keys;
 
-    private RedisIdempotencyStore(RedisScriptExecutor redis, RedisStoreConfig config) {
+    private RedisIdempotencyStore(ScriptRunner redis, RedisStoreConfig config) {
         this.redis = redis;
         this.keys = new RedisKeys(config.keyPrefix());
     }
@@ -118,13 +118,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AsyncIdemp
      */
     public static RedisIdempotencyStore standalone(
             StatefulRedisConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisIdempotencyStore(RedisScriptExecutor.of(connection, config.commandTimeout()), config);
+        return new RedisIdempotencyStore(ScriptRunner.of(connection, config.commandTimeout()), config);
     }
 
     /** A store on a Redis Cluster. The connection must use {@code ByteArrayCodec}. */
     public static RedisIdempotencyStore cluster(
             StatefulRedisClusterConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisIdempotencyStore(RedisScriptExecutor.of(connection, config.commandTimeout()), config);
+        return new RedisIdempotencyStore(ScriptRunner.of(connection, config.commandTimeout()), config);
     }
 
     /**
@@ -134,7 +134,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AsyncIdemp
      * @throws IllegalArgumentException for any other kind of connection
      */
     public static RedisIdempotencyStore of(StatefulConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisIdempotencyStore(RedisScriptExecutor.of(connection, config.commandTimeout()), config);
+        return new RedisIdempotencyStore(ScriptRunner.of(connection, config.commandTimeout()), config);
     }
 
     /**
@@ -142,7 +142,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AsyncIdemp
      * that the application starts while Redis is down.
      */
     public static RedisIdempotencyStore of(RedisStoreConnection connection, RedisStoreConfig config) {
-        return new RedisIdempotencyStore(RedisScriptExecutor.of(connection.port(), config.commandTimeout()), config);
+        return new RedisIdempotencyStore(connection.runner(config.commandTimeout()), config);
     }
 
     /**
@@ -241,7 +241,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AsyncIdemp
             if (answer.size() != 2 || !(answer.get(0) instanceof byte[] value) || !(answer.get(1) instanceof Long pttl)) {
                 throw new StoreUnavailableException(operation, new IllegalStateException("unexpected script answer " + answer));
             }
-            return IdempotencyValue.decode(key, RedisScriptExecutor.text(redisKey), value, pttl);
+            return IdempotencyValue.decode(key, RedisKeys.text(redisKey), value, pttl);
         } catch (CorruptValueException e) {
             throw new StoreUnavailableException(operation, e);
         }

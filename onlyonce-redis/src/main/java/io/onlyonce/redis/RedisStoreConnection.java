@@ -7,12 +7,16 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.onlyonce.redis.internal.ConnectionHolder;
 import io.onlyonce.redis.internal.LettuceScriptPort;
-import io.onlyonce.redis.internal.ScriptPort;
+import io.onlyonce.redis.script.ScriptPort;
+import io.onlyonce.redis.script.ScriptRunner;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A connection for the Redis stores that is made on first use, so that an application starts
@@ -48,9 +52,10 @@ public final class RedisStoreConnection implements AutoCloseable {
     }
 
     /**
-     * A connection through another client than Lettuce: the way {@code onlyonce-redis-spring-data}
-     * hands the stores a Spring Data {@code RedisConnectionFactory} (Jedis, Redisson). Not meant
-     * for applications: build one with that module's {@code SpringDataRedisStoreConnection}.
+     * A connection through another client than Lettuce, given as its {@link ScriptPort}: the way
+     * {@code onlyonce-redis-spring-data} hands the stores a Spring Data {@code RedisConnectionFactory}
+     * (Jedis, Redisson). Applications build that one with its {@code SpringDataRedisStoreConnection}.
+     * Closing the connection closes the port.
      */
     public static RedisStoreConnection of(ScriptPort port) {
         return new RedisStoreConnection(Objects.requireNonNull(port, "port"));
@@ -102,13 +107,38 @@ public final class RedisStoreConnection implements AutoCloseable {
         }
     }
 
+    /**
+     * {@link #ping} without blocking: the future answers whether Redis answered within
+     * {@code timeout}, and never fails. A connection not made yet begins to be made, so calling it
+     * once at start-up spares the first store call the wait for the connection, without holding up
+     * the start. What a reactive circuit breaker's probe asks.
+     */
+    public CompletableFuture<Boolean> pingAsync(Duration timeout) {
+        CompletableFuture<@Nullable Object> call;
+        try {
+            call = port.evalAsync("ping", PING, ScriptPort.Answer.INTEGER, NONE, NONE, System.nanoTime() + timeout.toNanos());
+        } catch (RuntimeException unavailable) {
+            return CompletableFuture.completedFuture(false);
+        }
+        CompletableFuture.delayedExecutor(timeout.toNanos(), TimeUnit.NANOSECONDS).execute(() -> call.cancel(true));
+        return call.handle((answer, failure) -> failure == null);
+    }
+
     /** Whether the connection has been made (it may be reconnecting after a server restart). */
     public boolean isConnected() {
         return port.isConnected();
     }
 
-    ScriptPort port() {
-        return port;
+    /**
+     * A {@link ScriptRunner} on this connection, for scripts of the application's own with the
+     * stores' handling of {@code NOSCRIPT}, failures and corrupt values; the stores made with
+     * {@code of(RedisStoreConnection, RedisStoreConfig)} run theirs with one.
+     *
+     * @param budget the budget of each call, as {@link RedisStoreConfig#commandTimeout()} is the
+     *     stores'; positive
+     */
+    public ScriptRunner runner(Duration budget) {
+        return ScriptRunner.of(port, budget);
     }
 
     /** Closes the connection, if made; the stores then fail with {@link io.onlyonce.StoreUnavailableException}. */

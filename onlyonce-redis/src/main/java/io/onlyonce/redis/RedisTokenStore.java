@@ -6,9 +6,9 @@ import static io.onlyonce.redis.internal.ScriptArgs.millis;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.onlyonce.redis.internal.LuaScript;
 import io.onlyonce.redis.internal.RedisKeys;
-import io.onlyonce.redis.internal.RedisScriptExecutor;
+import io.onlyonce.redis.script.LuaScript;
+import io.onlyonce.redis.script.ScriptRunner;
 import io.onlyonce.token.OneTimeToken;
 import io.onlyonce.token.TokenStore;
 import java.time.Duration;
@@ -94,11 +94,11 @@ public final class RedisTokenStore implements TokenStore {
 
     private static final Base64.Decoder DECODER = Base64.getUrlDecoder();
 
-    private final RedisScriptExecutor redis;
+    private final ScriptRunner redis;
     private final RedisKeys keys;
     private final int shards;
 
-    private RedisTokenStore(RedisScriptExecutor redis, RedisStoreConfig config) {
+    private RedisTokenStore(ScriptRunner redis, RedisStoreConfig config) {
         this.redis = redis;
         this.keys = new RedisKeys(config.keyPrefix());
         this.shards = config.tokenShards();
@@ -110,13 +110,13 @@ public final class RedisTokenStore implements TokenStore {
      */
     public static RedisTokenStore standalone(
             StatefulRedisConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisTokenStore(RedisScriptExecutor.of(connection, config.commandTimeout()), config);
+        return new RedisTokenStore(ScriptRunner.of(connection, config.commandTimeout()), config);
     }
 
     /** A store on a Redis Cluster. The connection must use {@code ByteArrayCodec}. */
     public static RedisTokenStore cluster(
             StatefulRedisClusterConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisTokenStore(RedisScriptExecutor.of(connection, config.commandTimeout()), config);
+        return new RedisTokenStore(ScriptRunner.of(connection, config.commandTimeout()), config);
     }
 
     /**
@@ -126,7 +126,7 @@ public final class RedisTokenStore implements TokenStore {
      * @throws IllegalArgumentException for any other kind of connection
      */
     public static RedisTokenStore of(StatefulConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisTokenStore(RedisScriptExecutor.of(connection, config.commandTimeout()), config);
+        return new RedisTokenStore(ScriptRunner.of(connection, config.commandTimeout()), config);
     }
 
     /**
@@ -134,7 +134,7 @@ public final class RedisTokenStore implements TokenStore {
      * that the application starts while Redis is down.
      */
     public static RedisTokenStore of(RedisStoreConnection connection, RedisStoreConfig config) {
-        return new RedisTokenStore(RedisScriptExecutor.of(connection.port(), config.commandTimeout()), config);
+        return new RedisTokenStore(connection.runner(config.commandTimeout()), config);
     }
 
     /**

@@ -9,11 +9,18 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.onlyonce.Fingerprint;
 import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.redis.internal.RedisKeys;
-import io.onlyonce.redis.internal.RedisScriptExecutor;
 import io.onlyonce.redis.internal.WindowScript;
+import io.onlyonce.redis.script.ScriptRunner;
 import io.onlyonce.window.WindowHit;
 import io.onlyonce.window.WindowStore;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link WindowStore} on Redis: one counter per fingerprint, {@code {prefix}w:{fingerprint hex}}
@@ -24,16 +31,25 @@ import java.time.Duration;
  * counts and reads, so of concurrent hits exactly one is first and no two get the same count, in a
  * Cluster as well.
  *
- * <p>A key that holds anything but a counter with a TTL makes {@link #hit} throw
- * {@link StoreUnavailableException} whose cause says the value is corrupt. The store does not own
- * the connection. Every Lettuce failure surfaces as {@link StoreUnavailableException}. Thread-safe.
+ * <p>{@link #hitAsync(Fingerprint, Duration)} counts without blocking the caller; a hit may also
+ * name the window's <em>opener</em> ({@link #hitAsync(Fingerprint, Duration, String)}), which is
+ * how the reactive gateway filter lets a client's retry of its own request through. Both run on the
+ * same {@link io.onlyonce.redis.script.ScriptRunner} as {@link #hit}, with the same budget and
+ * failures.
+ *
+ * <p>A key that holds anything but a counter with a TTL makes {@link #hit} throw (and the
+ * asynchronous forms fail with) {@link StoreUnavailableException} whose cause, a
+ * {@link io.onlyonce.redis.script.CorruptValueException}, names the key. The store does not own the
+ * connection. Every Lettuce failure surfaces as {@link StoreUnavailableException}. Thread-safe.
  */
 public final class RedisWindowStore implements WindowStore {
 
-    private final RedisScriptExecutor redis;
+    private static final Pattern OPENER = Pattern.compile("[0-9a-f]{1,64}");
+
+    private final ScriptRunner redis;
     private final RedisKeys keys;
 
-    private RedisWindowStore(RedisScriptExecutor redis, RedisStoreConfig config) {
+    private RedisWindowStore(ScriptRunner redis, RedisStoreConfig config) {
         this.redis = redis;
         this.keys = new RedisKeys(config.keyPrefix());
     }
@@ -44,13 +60,13 @@ public final class RedisWindowStore implements WindowStore {
      */
     public static RedisWindowStore standalone(
             StatefulRedisConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisWindowStore(RedisScriptExecutor.of(connection, config.commandTimeout()), config);
+        return new RedisWindowStore(ScriptRunner.of(connection, config.commandTimeout()), config);
     }
 
     /** A store on a Redis Cluster. The connection must use {@code ByteArrayCodec}. */
     public static RedisWindowStore cluster(
             StatefulRedisClusterConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisWindowStore(RedisScriptExecutor.of(connection, config.commandTimeout()), config);
+        return new RedisWindowStore(ScriptRunner.of(connection, config.commandTimeout()), config);
     }
 
     /**
@@ -60,7 +76,7 @@ public final class RedisWindowStore implements WindowStore {
      * @throws IllegalArgumentException for any other kind of connection
      */
     public static RedisWindowStore of(StatefulConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisWindowStore(RedisScriptExecutor.of(connection, config.commandTimeout()), config);
+        return new RedisWindowStore(ScriptRunner.of(connection, config.commandTimeout()), config);
     }
 
     /**
@@ -68,7 +84,7 @@ public final class RedisWindowStore implements WindowStore {
      * that the application starts while Redis is down.
      */
     public static RedisWindowStore of(RedisStoreConnection connection, RedisStoreConfig config) {
-        return new RedisWindowStore(RedisScriptExecutor.of(connection.port(), config.commandTimeout()), config);
+        return new RedisWindowStore(connection.runner(config.commandTimeout()), config);
     }
 
     /**
@@ -82,8 +98,62 @@ public final class RedisWindowStore implements WindowStore {
         return WindowScript.toHit(redis.runForList("hit", WindowScript.HIT, keys.window(key), decimal(windowMillis)));
     }
 
+    /**
+     * {@link #hit} without blocking: the stage fails with {@link StoreUnavailableException} as
+     * {@code hit} throws it, also when the call's budget runs out, and with
+     * {@link IllegalArgumentException} when {@code window} is not positive.
+     */
+    public CompletionStage<WindowHit> hitAsync(Fingerprint key, Duration window) {
+        return run(key, window, null).thenApply(WindowScript::toHit);
+    }
+
+    /**
+     * Counts one hit that names the window's opener, in the same single script as
+     * {@link #hit}, without blocking. The window this hit opens holds {@code {count}:{opener}}
+     * (a layout {@link #hit} reads and counts as well); a later hit with the same opener within the
+     * window is not counted and answers {@link KeyedHit#retry()}; a hit with another opener, or
+     * none, is counted as usual. The gateway passes hex digits of a digest of the request's
+     * {@code Idempotency-Key}. Fails as {@link #hitAsync(Fingerprint, Duration)} does, and with
+     * {@link IllegalArgumentException} for an opener that is not 1 to 64 lower-case hex digits.
+     */
+    public CompletionStage<KeyedHit> hitAsync(Fingerprint key, Duration window, String opener) {
+        if (opener == null || !OPENER.matcher(opener).matches()) {
+            return CompletableFuture.failedFuture(
+                    new IllegalArgumentException("the opener must be 1 to 64 lower-case hex digits"));
+        }
+        return run(key, window, opener).thenApply(answer ->
+                new KeyedHit(WindowScript.toHit(answer), WindowScript.openedByCaller(answer)));
+    }
+
+    private CompletableFuture<List<@Nullable Object>> run(Fingerprint key, Duration window, @Nullable String opener) {
+        byte[] windowMillis;
+        try {
+            windowMillis = decimal(millis(window, "window"));
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return opener == null
+                ? redis.runForListAsync("hit", WindowScript.HIT, keys.window(key), windowMillis)
+                : redis.runForListAsync("hit", WindowScript.HIT, keys.window(key), windowMillis,
+                        opener.getBytes(StandardCharsets.US_ASCII));
+    }
+
     @Override
     public void release(Fingerprint key) {
         redis.runForInteger("release", WindowScript.RELEASE, keys.window(key));
+    }
+
+    /**
+     * The answer to a hit that names the window's opener.
+     *
+     * @param hit this hit: its number within the window and the time left; for a {@code retry}, the
+     *     count the window had (this hit was not counted)
+     * @param retry whether the window was opened by a hit with the same opener
+     */
+    public record KeyedHit(WindowHit hit, boolean retry) {
+
+        public KeyedHit {
+            Objects.requireNonNull(hit, "hit");
+        }
     }
 }

@@ -13,9 +13,13 @@
  * connection's own command timeout, and then throws {@link io.onlyonce.StoreUnavailableException}.
  *
  * <p>Every operation of the stores is one Lua script on exactly one key, so it is atomic and
- * single-slot in a Cluster. Scripts run with {@code EVALSHA}; a {@code NOSCRIPT} answer sends the
- * script once more with {@code EVAL}, which caches it again. Every Lettuce failure surfaces as
- * {@link io.onlyonce.StoreUnavailableException}.
+ * single-slot in a Cluster. Every store runs its scripts with the one
+ * {@link io.onlyonce.redis.script.ScriptRunner} (package {@link io.onlyonce.redis.script}): with
+ * {@code EVALSHA}, and after a {@code NOSCRIPT} answer once more with {@code EVAL}, which caches
+ * the script again. Every Lettuce failure surfaces as {@link io.onlyonce.StoreUnavailableException}.
+ * {@link io.onlyonce.redis.RedisIdempotencyStore}, {@link io.onlyonce.redis.RedisWindowStore} and
+ * {@link io.onlyonce.redis.RedisAtomicExecutor} also answer without blocking, on the runner's
+ * asynchronous calls.
  *
  * <h2>One script: the record and its effect</h2>
  * When the effect of an idempotent request is itself a Redis script (take a unit of stock, mark

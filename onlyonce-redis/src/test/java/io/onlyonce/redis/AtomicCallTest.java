@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.onlyonce.Fingerprint;
 import io.onlyonce.IdempotencyKey;
-import io.onlyonce.redis.internal.LuaScript;
+import io.onlyonce.redis.script.LuaScript;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -8,7 +8,7 @@ import io.onlyonce.Fingerprint;
 import io.onlyonce.IdempotencyKey;
 import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.StoredResponse;
-import io.onlyonce.redis.internal.CorruptValueException;
+import io.onlyonce.redis.script.CorruptValueException;
 import io.onlyonce.store.OwnerToken;
 import io.onlyonce.token.OneTimeToken;
 import java.nio.charset.StandardCharsets;
@@ -20,6 +20,8 @@ import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A key of the stores holding a value they did not write (garbage, another Redis type, the layout
@@ -151,15 +153,24 @@ class RedisForeignValueIT {
         assertThat(commands().hget(bytes(hash), id)).asString().isEqualTo("soon");
     }
 
-    @Test
-    void textUnderAWindowKey() {
+    /** The blocking hit, the asynchronous one and the one that names an opener, alike. */
+    private static void assertEveryWindowHitIsCorrupt(RedisWindowStore store, Fingerprint fingerprint, String redisKey) {
+        assertCorrupt(() -> store.hit(fingerprint, LEASE), "hit", redisKey);
+        assertCorrupt(() -> Futures.join(store.hitAsync(fingerprint, LEASE)), "hit", redisKey);
+        assertCorrupt(() -> Futures.join(store.hitAsync(fingerprint, LEASE, "0a1b")), "hit", redisKey);
+    }
+
+    /** Text that is no counter, and a counter whose opener is not hex digits. */
+    @ParameterizedTest
+    @ValueSource(strings = {"abc", "3:not-hex"})
+    void textUnderAWindowKey(String text) {
         RedisWindowStore store = RedisWindowStore.standalone(redis.connection(), CONFIG);
         Fingerprint fingerprint = Fingerprint.of("w", UUID.randomUUID().toString());
         String key = PREFIX + "w:" + fingerprint.hex();
-        commands().psetex(bytes(key), 60_000, bytes("abc"));
+        commands().psetex(bytes(key), 60_000, bytes(text));
 
-        assertCorrupt(() -> store.hit(fingerprint, LEASE), "hit", key);
-        assertThat(commands().get(bytes(key))).asString().isEqualTo("abc");
+        assertEveryWindowHitIsCorrupt(store, fingerprint, key);
+        assertThat(commands().get(bytes(key))).asString().isEqualTo(text);
     }
 
     @Test
@@ -170,7 +181,7 @@ class RedisForeignValueIT {
         commands().hset(bytes(key), bytes("f"), bytes("1"));
         commands().pexpire(bytes(key), 60_000);
 
-        assertCorrupt(() -> store.hit(fingerprint, LEASE), "hit", key);
+        assertEveryWindowHitIsCorrupt(store, fingerprint, key);
         assertThat(commands().hgetall(bytes(key))).hasSize(1);
     }
 
@@ -181,7 +192,7 @@ class RedisForeignValueIT {
         String key = PREFIX + "w:" + fingerprint.hex();
         commands().set(bytes(key), bytes("5"));
 
-        assertCorrupt(() -> store.hit(fingerprint, LEASE), "hit", key);
+        assertEveryWindowHitIsCorrupt(store, fingerprint, key);
         assertThat(commands().get(bytes(key))).asString().isEqualTo("5");
         commands().pexpire(bytes(key), 60_000);
     }

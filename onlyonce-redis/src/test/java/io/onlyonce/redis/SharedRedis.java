@@ -11,6 +11,11 @@ import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
 import java.time.Duration;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * One client and one connection to a shared test server for a whole test class, and the removal
@@ -52,6 +57,44 @@ final class SharedRedis {
                 connection.close();
                 client.shutdown(Duration.ZERO, RedisTestSettings.TIMEOUT);
             }
+        }
+    }
+
+    /**
+     * The standalone test server for one test class, as a JUnit extension (a static
+     * {@code @RegisterExtension} field): connected before the class's first test, its keys under a
+     * prefix of its own deleted after the last.
+     */
+    static final class OnStandalone implements BeforeAllCallback, AfterAllCallback {
+
+        private final String keyPrefix = RedisTestSettings.randomPrefix();
+        private @Nullable Standalone server;
+
+        @Override
+        public void beforeAll(ExtensionContext context) {
+            server = new Standalone(keyPrefix);
+        }
+
+        @Override
+        public void afterAll(ExtensionContext context) {
+            server().close();
+        }
+
+        /** The class's own key prefix, such as {@code oo-test-1a2b3c4d:}. */
+        String prefix() {
+            return keyPrefix;
+        }
+
+        StatefulRedisConnection<byte[], byte[]> connection() {
+            return server().connection();
+        }
+
+        RedisCommands<byte[], byte[]> commands() {
+            return server().commands();
+        }
+
+        private Standalone server() {
+            return Objects.requireNonNull(server, "not connected before the class's tests");
         }
     }
 

@@ -5,64 +5,48 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.cluster.api.reactive.RedisClusterReactiveCommands;
-import io.lettuce.core.codec.ByteArrayCodec;
+import io.onlyonce.redis.RedisStoreConnection;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicReference;
-import org.jspecify.annotations.Nullable;
-import reactor.core.publisher.Mono;
 
 /**
- * One Lettuce connection ({@code ByteArrayCodec}), begun at start-up without waiting for it, so the
- * gateway starts while Redis is down (and fails open meanwhile); a failed attempt is made again on
- * the next call. Once connected Lettuce reconnects by itself; commands are rejected at once while it is
- * disconnected, never queued.
+ * The gateway's Redis client and its one connection, a {@link RedisStoreConnection} made on first
+ * use; the first attempt begins at start-up without waiting for it, so the gateway starts while
+ * Redis is down (and fails open meanwhile), and a failed attempt is made again on the next call.
+ * Once connected Lettuce reconnects by itself; while it is disconnected calls fail at once, never
+ * queued, and the connection is made anew in the background (see {@link RedisStoreConnection}).
  */
 public final class LazyRedisConnection implements AutoCloseable {
 
     private final RedisClient client;
-    private final RedisURI uri;
-    private final AtomicReference<@Nullable CompletableFuture<StatefulRedisConnection<byte[], byte[]>>> current =
-            new AtomicReference<>();
+    private final RedisStoreConnection connection;
 
-    /** @param timeout the command and connect timeout, a backstop behind the filter's own budget */
+    /**
+     * @param timeout the command and connect timeout of the client, a backstop behind the budget
+     *     of each call
+     */
     public LazyRedisConnection(String url, Duration timeout) {
-        this.uri = RedisURI.create(url);
-        this.uri.setTimeout(timeout);
-        this.client = RedisClient.create();
+        RedisURI uri = RedisURI.create(url);
+        uri.setTimeout(timeout);
+        this.client = RedisClient.create(uri);
         client.setOptions(ClientOptions.builder()
                 .autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
                 .timeoutOptions(TimeoutOptions.enabled(timeout))
                 .build());
+        this.connection = RedisStoreConnection.onFirstUse(() -> client);
         // start connecting now, without waiting: the first request should not pay for it
-        commands().subscribe(ready -> { }, down -> { });
+        connection.pingAsync(timeout);
     }
 
-    /** The reactive commands, connecting first when there is no connection yet. */
-    public Mono<RedisClusterReactiveCommands<byte[], byte[]>> commands() {
-        CompletableFuture<StatefulRedisConnection<byte[], byte[]>> connection = current.get();
-        if (connection == null || connection.isCompletedExceptionally() || connection.isCancelled()) {
-            CompletableFuture<StatefulRedisConnection<byte[], byte[]>> attempt =
-                    client.connectAsync(ByteArrayCodec.INSTANCE, uri).toCompletableFuture();
-            if (!current.compareAndSet(connection, attempt)) {
-                attempt.thenAccept(StatefulRedisConnection::closeAsync);
-                return commands();
-            }
-            connection = attempt;
-        }
-        return Mono.fromFuture(connection, true).map(StatefulRedisConnection::reactive);
+    /** The connection the window store runs its script on. */
+    public RedisStoreConnection connection() {
+        return connection;
     }
 
     @Override
     public void close() {
-        CompletableFuture<StatefulRedisConnection<byte[], byte[]>> connection = current.getAndSet(null);
-        if (connection != null) {
-            connection.thenAccept(StatefulRedisConnection::close);
-        }
+        connection.close();
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     }
 }

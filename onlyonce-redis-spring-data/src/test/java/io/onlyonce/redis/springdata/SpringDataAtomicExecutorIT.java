@@ -18,7 +18,7 @@ import io.onlyonce.redis.RedisIdempotencyStore;
 import io.onlyonce.redis.RedisStoreConfig;
 import io.onlyonce.redis.RedisStoreConnection;
 import io.onlyonce.redis.RedisTokenStore;
-import io.onlyonce.redis.internal.CorruptValueException;
+import io.onlyonce.redis.script.CorruptValueException;
 import io.onlyonce.testing.PrivateRedis;
 import io.onlyonce.token.OneTimeToken;
 import java.time.Duration;

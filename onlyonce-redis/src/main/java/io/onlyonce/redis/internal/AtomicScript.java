@@ -1,5 +1,8 @@
 package io.onlyonce.redis.internal;
 
+import io.onlyonce.redis.script.LuaScript;
+import io.onlyonce.redis.script.ScriptErrorReply;
+
 /**
  * The one script of a fused call of {@code RedisAtomicExecutor}: the user's effect, wrapped as a
  * local function of its own keys and arguments, then the library's part, which checks the request
@@ -17,8 +20,8 @@ package io.onlyonce.redis.internal;
  * {@code {'t'}} or {@code {'t', record, PTTL}} (the token is not alive; the record under the call's
  * key, if any), {@code {'e', record, PTTL}} (a live record), {@code {'c', encoded response}} (the
  * effect completed and the record was written) or {@code {'d', values...}} (the effect declined).
- * Errors: {@link RedisScriptExecutor#CORRUPT} with the key's index, and
- * {@link RedisScriptExecutor#SCRIPT_FAILED} for the effect's failure or an answer of another shape;
+ * Errors: {@link ScriptErrorReply#CORRUPT} with the key's index, and
+ * {@link ScriptErrorReply#SCRIPT_FAILED} for the effect's failure or an answer of another shape;
  * a refusal of the server's own ({@code OOM}, {@code READONLY}, {@code NOREPLICAS},
  * {@code MASTERDOWN}) met by the effect is answered as it is, an unavailable store.
  */

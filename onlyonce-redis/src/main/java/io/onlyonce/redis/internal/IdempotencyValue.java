@@ -3,6 +3,7 @@ package io.onlyonce.redis.internal;
 import io.onlyonce.Fingerprint;
 import io.onlyonce.IdempotencyKey;
 import io.onlyonce.StoredResponse;
+import io.onlyonce.redis.script.CorruptValueException;
 import io.onlyonce.store.IdempotencyRecord;
 import io.onlyonce.store.OwnerToken;
 import io.onlyonce.store.RecordStatus;

@@ -75,6 +75,11 @@ public final class RedisKeys {
         return (windowPrefix + fingerprint.hex()).getBytes(StandardCharsets.UTF_8);
     }
 
+    /** The UTF-8 text of a key, for messages. */
+    public static String text(byte[] key) {
+        return new String(key, StandardCharsets.UTF_8);
+    }
+
     private static String escape(String text, boolean escapeColon) {
         StringBuilder out = new StringBuilder(text.length() + 8);
         for (int i = 0; i < text.length(); i++) {

@@ -1,14 +1,15 @@
 package io.onlyonce.redis.internal;
 
 import io.onlyonce.StoreUnavailableException;
+import io.onlyonce.redis.script.LuaScript;
 import io.onlyonce.window.WindowHit;
 import java.time.Duration;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The window script, shared by the blocking {@code RedisWindowStore} and the reactive gateway filter
- * so that both count the same keys the same way. The first hit writes {@code 1} with a relative TTL
+ * The window script of {@code RedisWindowStore}: its blocking {@code hit}, and {@code hitAsync},
+ * which the reactive gateway filter calls, so that both count the same keys the same way. The first hit writes {@code 1} with a relative TTL
  * of the window ({@code PX}); later hits {@code INCR} it, which keeps the TTL, so repeats never
  * extend the window.
  *

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.onlyonce.Fingerprint;
 import io.onlyonce.IdempotencyKey;
 import io.onlyonce.StoredResponse;
+import io.onlyonce.redis.script.CorruptValueException;
 import io.onlyonce.store.IdempotencyRecord;
 import io.onlyonce.store.OwnerToken;
 import io.onlyonce.store.RecordStatus;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.onlyonce.Fingerprint;
 import io.onlyonce.IdempotencyKey;
+import io.onlyonce.redis.script.ClusterSlots;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 

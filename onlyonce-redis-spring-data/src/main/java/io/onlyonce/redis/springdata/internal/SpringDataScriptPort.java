@@ -2,10 +2,9 @@ package io.onlyonce.redis.springdata.internal;
 
 import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.redis.RedisEvictionPolicy;
-import io.onlyonce.redis.internal.ClusterSlots;
-import io.onlyonce.redis.internal.RedisScriptExecutor;
-import io.onlyonce.redis.internal.ScriptErrorReply;
-import io.onlyonce.redis.internal.ScriptPort;
+import io.onlyonce.redis.script.ClusterSlots;
+import io.onlyonce.redis.script.ScriptErrorReply;
+import io.onlyonce.redis.script.ScriptPort;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,7 +30,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
 
 /**
- * The {@link ScriptPort} over a Spring Data Redis {@link RedisConnectionFactory}: Jedis, Redisson
+ * The {@link ScriptPort} (the SPI of {@code onlyonce-redis}'s {@code ScriptRunner}) over a Spring
+ * Data Redis {@link RedisConnectionFactory}: Jedis, Redisson
  * ({@code redisson-spring-data}) or Lettuce. Each call borrows a connection from the factory
  * ({@code getConnection()}, which a Cluster factory answers with its cluster connection), runs
  * {@code EVALSHA} or {@code EVAL} and gives the connection back.
@@ -48,12 +48,6 @@ public final class SpringDataScriptPort implements ScriptPort {
 
     private static final System.Logger LOG = System.getLogger(SpringDataScriptPort.class.getName());
     private static final AtomicInteger POOLS = new AtomicInteger();
-    /**
-     * The error replies the stores act on: a lost script cache, values the stores did not write, and
-     * the failure of a script's user-written part (an effect of {@code RedisAtomicExecutor}).
-     */
-    private static final List<String> REPLY_CODES = List.of("NOSCRIPT", RedisScriptExecutor.CORRUPT, "WRONGTYPE",
-            RedisScriptExecutor.SCRIPT_FAILED, RedisScriptExecutor.NOT_COMPILED);
 
     private final RedisConnectionFactory factory;
     private final Consumer<? super String> evictionWarning;
@@ -164,11 +158,12 @@ public final class SpringDataScriptPort implements ScriptPort {
     }
 
     /**
-     * An error reply of Redis, wherever the client put it among its exception's causes: a cause whose
-     * message starts with the reply's code (Spring Data wraps the client's exception, whose message
-     * is the reply). A code elsewhere in a message (a timeout that lists the command's arguments, say)
-     * is no reply: a timed-out {@code EVALSHA} may have run, so it must never pass for {@code NOSCRIPT}.
-     * Anything else: the store is unavailable.
+     * An error reply of Redis that the runner acts on ({@link ScriptErrorReply#isActedOn}), wherever
+     * the client put it among its exception's causes: a cause whose message starts with the reply's
+     * code (Spring Data wraps the client's exception, whose message is the reply). A code elsewhere
+     * in a message (a timeout that lists the command's arguments, say) is no reply: a timed-out
+     * {@code EVALSHA} may have run, so it must never pass for {@code NOSCRIPT}. Anything else: the
+     * store is unavailable.
      */
     private static RuntimeException failure(String operation, Throwable failure) {
         Throwable cause = failure;
@@ -178,10 +173,8 @@ public final class SpringDataScriptPort implements ScriptPort {
                 continue;
             }
             String reply = message.strip();
-            for (String code : REPLY_CODES) {
-                if (reply.startsWith(code)) {
-                    return new ScriptErrorReply(reply, failure);
-                }
+            if (ScriptErrorReply.isActedOn(reply)) {
+                return new ScriptErrorReply(reply, failure);
             }
         }
         return new StoreUnavailableException(operation, failure);

@@ -1,13 +1,15 @@
-package io.onlyonce.redis.internal;
+package io.onlyonce.redis.script;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.Objects;
 
 /**
  * A Lua script and its SHA-1 digest, computed here exactly as {@code SCRIPT LOAD} computes it, so
- * that {@code EVALSHA} can be tried without a round trip to load the script first.
+ * that {@code EVALSHA} can be tried without a round trip to load the script first. Make one per
+ * script, once (a constant), and run it with a {@link ScriptRunner}. Immutable.
  */
 public final class LuaScript {
 
@@ -20,7 +22,7 @@ public final class LuaScript {
      * @param source the Lua source
      */
     public LuaScript(String name, String source) {
-        this.name = name;
+        this.name = Objects.requireNonNull(name, "name");
         this.source = source.getBytes(StandardCharsets.UTF_8);
         try {
             this.sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(this.source));
@@ -29,6 +31,7 @@ public final class LuaScript {
         }
     }
 
+    /** The short name given for messages. */
     public String name() {
         return name;
     }

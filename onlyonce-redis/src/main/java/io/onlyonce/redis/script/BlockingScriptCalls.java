@@ -1,4 +1,4 @@
-package io.onlyonce.redis.internal;
+package io.onlyonce.redis.script;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;

@@ -9,7 +9,6 @@ import io.onlyonce.store.ClaimResult;
 import io.onlyonce.store.IdempotencyRecord;
 import io.onlyonce.store.IdempotencyStore;
 import io.onlyonce.store.OwnerToken;
-import io.onlyonce.store.RecordStatus;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -48,7 +47,6 @@ import org.jspecify.annotations.Nullable;
 public final class IdempotencyEngine {
 
     private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
-    private static final Duration MIN_RETRY_AFTER = Duration.ofSeconds(1);
 
     private final AsyncIdempotencyStore direct;
     private final AsyncIdempotencyStore async;
@@ -132,25 +130,10 @@ public final class IdempotencyEngine {
                 return new AsyncAdmission.Admitted(new HeldExecution(on, key, null, config));
             }
             if (claim instanceof ClaimResult.Existing existing) {
-                return new AsyncAdmission.Decided(report(key, decide(existing.record(), fingerprint, config.lease())));
+                return new AsyncAdmission.Decided(report(key, Outcome.of(existing.record(), fingerprint, config.lease())));
             }
             return new AsyncAdmission.Admitted(new HeldExecution(on, key, ((ClaimResult.Claimed) claim).owner(), config));
         });
-    }
-
-    private static Outcome decide(IdempotencyRecord record, Fingerprint fingerprint, Duration lease) {
-        if (!record.fingerprint().equals(fingerprint)) {
-            return new Outcome.FingerprintMismatch();
-        }
-        if (record.status() == RecordStatus.COMPLETED) {
-            StoredResponse response = record.response();
-            return response == null ? new Outcome.ResponseNotKept() : new Outcome.Replayed(response);
-        }
-        Duration left = record.expiresIn();
-        Duration rounded = Duration.ofSeconds(left.getSeconds() + (left.getNano() > 0 ? 1 : 0));
-        Duration running = lease.minus(left);
-        return new Outcome.InProgress(rounded.compareTo(MIN_RETRY_AFTER) < 0 ? MIN_RETRY_AFTER : rounded,
-                running.isNegative() ? Duration.ZERO : running);
     }
 
     /**

@@ -1,7 +1,10 @@
 package io.onlyonce.engine;
 
+import io.onlyonce.Fingerprint;
 import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.StoredResponse;
+import io.onlyonce.store.IdempotencyRecord;
+import io.onlyonce.store.RecordStatus;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
@@ -10,6 +13,34 @@ import org.jspecify.annotations.Nullable;
  * a different fingerprint is reported before "in progress", because clients retry every 409.
  */
 public sealed interface Outcome {
+
+    /**
+     * What a live record found under the key decides, for a request with {@code fingerprint} whose
+     * own lease would be {@code lease}: the one rule for every path that meets an existing record
+     * (the engine's claim, and an effect run in one store call with its record). A different
+     * fingerprint is {@link FingerprintMismatch}, checked first; a completed record is
+     * {@link Replayed}, or {@link ResponseNotKept} without its response; a record in progress is
+     * {@link InProgress}, its {@code Retry-After} the time its holder's lease has left, rounded up to
+     * whole seconds and at least one.
+     *
+     * @param record the live record under the key
+     * @param fingerprint the request's fingerprint
+     * @param lease the lease the request would have taken
+     */
+    static Outcome of(IdempotencyRecord record, Fingerprint fingerprint, Duration lease) {
+        if (!record.fingerprint().equals(fingerprint)) {
+            return new FingerprintMismatch();
+        }
+        if (record.status() == RecordStatus.COMPLETED) {
+            StoredResponse response = record.response();
+            return response == null ? new ResponseNotKept() : new Replayed(response);
+        }
+        Duration left = record.expiresIn();
+        Duration rounded = Duration.ofSeconds(left.getSeconds() + (left.getNano() > 0 ? 1 : 0));
+        Duration running = lease.minus(left);
+        return new InProgress(rounded.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : rounded,
+                running.isNegative() ? Duration.ZERO : running);
+    }
 
     /**
      * The action ran in this call.

@@ -28,8 +28,8 @@ import io.onlyonce.spring.resilience.CircuitBreakerTokenStore;
 import io.onlyonce.spring.resilience.CircuitBreakerWindowStore;
 import io.onlyonce.spring.resilience.StoreProbes;
 import io.onlyonce.spring.resilience.StoreStateLog;
-import io.onlyonce.spring.web.IdempotentMethodValidator;
-import io.onlyonce.spring.web.TokenLimits;
+import io.onlyonce.spring.method.IdempotentMethodValidator;
+import io.onlyonce.spring.http.TokenLimits;
 import io.onlyonce.store.IdempotencyStore;
 import io.onlyonce.token.TokenConfig;
 import io.onlyonce.token.TokenService;
@@ -58,7 +58,7 @@ import org.springframework.core.env.Environment;
 /**
  * The engine, the stores (memory by default; Redis and JDBC in their own configurations), the
  * circuit breakers and the token service. Every bean backs off when the application defines its
- * own. Web parts are in {@link OnlyOnceWebConfiguration}. When the chosen store cannot be built
+ * own. The web stacks and the message layer are auto-configurations of their own modules. When the chosen store cannot be built
  * (for example {@code onlyonce.store=redis} without Lettuce), start-up fails with a message that
  * says what is missing, rather than falling back to a store of this instance only.
  */
@@ -73,7 +73,7 @@ import org.springframework.core.env.Environment;
 })
 @ConditionalOnBooleanProperty(name = "onlyonce.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(OnlyOnceProperties.class)
-@Import({OnlyOnceRedisConfiguration.class, OnlyOnceJdbcConfiguration.class, OnlyOnceWebConfiguration.class})
+@Import({OnlyOnceRedisConfiguration.class, OnlyOnceJdbcConfiguration.class})
 public class OnlyOnceAutoConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(OnlyOnceAutoConfiguration.class);
@@ -112,7 +112,7 @@ public class OnlyOnceAutoConfiguration {
     }
 
     /** The store bean of {@code type}, or a start-up failure that says why the configured store is missing. */
-    static <T> T requireStore(ObjectProvider<T> provider, Class<T> type, OnlyOnceProperties properties) {
+    public static <T> T requireStore(ObjectProvider<T> provider, Class<T> type, OnlyOnceProperties properties) {
         T store = provider.getIfAvailable();
         if (store != null) {
             return store;
@@ -282,7 +282,7 @@ public class OnlyOnceAutoConfiguration {
             ObjectProvider<TransactionJoin> join, ObservedDurations durations,
             org.springframework.beans.factory.BeanFactory beans) {
         return new IdempotentInvocationInterceptor(engine, settings, statistics,
-                json.getIfAvailable(() -> ResultCodec.of(beans)), web.getIfAvailable(),
+                json.getIfAvailable(() -> ResultCodec.lazy(beans)), web.getIfAvailable(),
                 principal.getIfAvailable(CallerPrincipal::fromSecurityContext), join.getIfAvailable(() -> TransactionJoin.NEVER),
                 durations);
     }

@@ -1,7 +1,7 @@
 package io.onlyonce.spring.autoconfigure;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
-import io.onlyonce.spring.dedup.DedupRules;
+import io.onlyonce.spring.http.DedupRules;
 import io.onlyonce.spring.metrics.OnlyOnceStatistics;
 import io.onlyonce.store.IdempotencyStore;
 import io.onlyonce.token.TokenStore;

@@ -17,7 +17,8 @@ import org.springframework.context.annotation.Bean;
  * Micrometer binding: {@code onlyonce.requests} (layer, outcome, endpoint),
  * {@code onlyonce.store.calls} and {@code onlyonce.store.errors} (operation), and
  * {@code onlyonce.store.circuit.state} (breaker). The outbox's gauges are bound with the message
- * layer ({@link OnlyOnceMessagingAutoConfiguration}).
+ * layer ({@code io.onlyonce.spring.messaging.autoconfigure.OnlyOnceMessagingAutoConfiguration},
+ * in {@code onlyonce-spring-boot-messaging}).
  */
 @AutoConfiguration(
         before = OnlyOnceAutoConfiguration.class,

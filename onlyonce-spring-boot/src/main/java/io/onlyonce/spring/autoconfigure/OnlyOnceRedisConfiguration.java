@@ -9,17 +9,11 @@ import io.onlyonce.redis.RedisStoreConnection;
 import io.onlyonce.redis.RedisTokenStore;
 import io.onlyonce.redis.RedisWindowStore;
 import io.onlyonce.redis.springdata.SpringDataRedisStoreConnection;
-import io.onlyonce.spring.atomic.AtomicIdempotencyArgumentResolver;
-import io.onlyonce.spring.metrics.OnlyOnceStatistics;
 import io.onlyonce.spring.resilience.CircuitBreakerAtomicExecutor;
 import io.onlyonce.spring.resilience.StoreProbes;
-import io.onlyonce.spring.web.RequestStoreBudgetFilter;
 import io.onlyonce.store.IdempotencyStore;
-import io.onlyonce.token.TokenService;
 import io.onlyonce.token.TokenStore;
 import io.onlyonce.window.WindowStore;
-import jakarta.servlet.DispatcherType;
-import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -28,15 +22,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
-import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.Ordered;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.web.method.support.HandlerMethodArgumentResolver;
-import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 /**
  * {@code onlyonce.store=redis}: the stores on the application's own Redis client. With a
@@ -51,7 +40,7 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 @ConditionalOnClass({RedisIdempotencyStore.class, RedisConnectionFactory.class})
 @ConditionalOnProperty(name = "onlyonce.store", havingValue = "redis")
 @ConditionalOnBean(RedisConnectionFactory.class)
-class OnlyOnceRedisConfiguration {
+public class OnlyOnceRedisConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(OnlyOnceRedisConfiguration.class);
 
@@ -118,26 +107,6 @@ class OnlyOnceRedisConfiguration {
         return () -> onlyOnceRedisConnection.ping(config.commandTimeout());
     }
 
-    /**
-     * One budget for the store calls of each HTTP request ({@code onlyonce.redis.request-budget}),
-     * opened before any other filter, so that a request that makes several store calls against a
-     * server that does not answer waits once, not once per call.
-     */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-    static class RequestBudget {
-
-        @Bean
-        @ConditionalOnMissingBean(name = "onlyOnceRequestStoreBudgetFilter")
-        FilterRegistrationBean<RequestStoreBudgetFilter> onlyOnceRequestStoreBudgetFilter(OnlyOnceProperties properties) {
-            FilterRegistrationBean<RequestStoreBudgetFilter> registration =
-                    new FilterRegistrationBean<>(new RequestStoreBudgetFilter(properties.redis().requestBudget()));
-            registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
-            registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ASYNC, DispatcherType.ERROR);
-            return registration;
-        }
-    }
-
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBean(RedisStoreConnection.class)
@@ -168,26 +137,6 @@ class OnlyOnceRedisConfiguration {
     @ConditionalOnBean(RedisStoreConnection.class)
     RedisAtomicExecutor onlyOnceRedisAtomicExecutor(RedisStoreConnection onlyOnceRedisConnection, RedisStoreConfig config) {
         return RedisAtomicExecutor.of(onlyOnceRedisConnection, config);
-    }
-
-    /** {@code AtomicIdempotency} parameters of {@code @Idempotent} handler methods (Spring MVC). */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-    @ConditionalOnClass(WebMvcConfigurer.class)
-    static class AtomicHandlers {
-
-        @Bean
-        @ConditionalOnMissingBean(name = "onlyOnceAtomicWebMvcConfigurer")
-        WebMvcConfigurer onlyOnceAtomicWebMvcConfigurer(ObjectProvider<CircuitBreakerAtomicExecutor> executor,
-                TokenService tokens, OnlyOnceStatistics statistics) {
-            AtomicIdempotencyArgumentResolver resolver = new AtomicIdempotencyArgumentResolver(executor, tokens, statistics);
-            return new WebMvcConfigurer() {
-                @Override
-                public void addArgumentResolvers(List<HandlerMethodArgumentResolver> resolvers) {
-                    resolvers.add(resolver);
-                }
-            };
-        }
     }
 
     /** The same, through the idempotency store's circuit breaker and the request's store budget. */

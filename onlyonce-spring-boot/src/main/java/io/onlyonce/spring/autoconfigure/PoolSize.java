@@ -5,12 +5,12 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /** The largest number of connections a pool hands out, where the pool says (HikariCP, Tomcat, DBCP2). */
-final class PoolSize {
+public final class PoolSize {
 
     private PoolSize() {
     }
 
-    static @Nullable Integer of(DataSource dataSource) {
+    public static @Nullable Integer of(DataSource dataSource) {
         for (String getter : new String[] {"getMaximumPoolSize", "getMaxActive", "getMaxTotal"}) {
             try {
                 Method method = dataSource.getClass().getMethod(getter);

@@ -9,13 +9,13 @@ import java.util.List;
  * {@link IllegalArgumentException}: each refusal names the property and the fix, and start-up
  * fails with Spring Boot's "APPLICATION FAILED TO START" report.
  */
-final class PropertyChecks {
+public final class PropertyChecks {
 
     private PropertyChecks() {
     }
 
     /** {@code duration}, when above zero. */
-    static Duration positive(Duration duration, String property) {
+    public static Duration positive(Duration duration, String property) {
         if (duration.isNegative() || duration.isZero()) {
             throw new OnlyOnceConfigurationException(property + " must be positive, was " + duration + ".",
                     "Set " + property + " to a positive duration such as 10s.");
@@ -24,7 +24,7 @@ final class PropertyChecks {
     }
 
     /** {@code duration}, when at least one millisecond (what a store keeps a key for). */
-    static Duration atLeastOneMillisecond(Duration duration, String property) {
+    public static Duration atLeastOneMillisecond(Duration duration, String property) {
         if (duration.compareTo(Duration.ofMillis(1)) < 0) {
             throw new OnlyOnceConfigurationException(property + " must be at least one millisecond, was " + duration + ".",
                     "Set " + property + " to a positive duration of whole milliseconds such as 30s.");
@@ -33,7 +33,7 @@ final class PropertyChecks {
     }
 
     /** {@code names}, when none is blank (a list such as {@code " ,X"} has an empty first name). */
-    static List<String> headerNames(List<String> names, String property) {
+    public static List<String> headerNames(List<String> names, String property) {
         for (int i = 0; i < names.size(); i++) {
             String name = names.get(i);
             if (name == null || name.isBlank()) {

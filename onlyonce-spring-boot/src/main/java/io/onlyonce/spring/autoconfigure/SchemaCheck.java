@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * @param script the file name of the script in that folder
  * @param property the property that creates the tables at start-up when set to {@code always}
  */
-record SchemaCheck(String component, List<String> tables, String flywayLocation, String script, String property) {
+public record SchemaCheck(String component, List<String> tables, String flywayLocation, String script, String property) {
 
     private static final Logger log = LoggerFactory.getLogger(SchemaCheck.class);
 
@@ -39,7 +39,7 @@ record SchemaCheck(String component, List<String> tables, String flywayLocation,
      *
      * @throws OnlyOnceConfigurationException when a table does not exist
      */
-    void verify(DataSource dataSource, JdbcDialect dialect) {
+    public void verify(DataSource dataSource, JdbcDialect dialect) {
         List<String> missing = new ArrayList<>();
         try (Connection connection = dataSource.getConnection()) {
             boolean autoCommit = connection.getAutoCommit();
@@ -75,7 +75,7 @@ record SchemaCheck(String component, List<String> tables, String flywayLocation,
         }
     }
 
-    static boolean isUndefinedTable(SQLException failure) {
+    public static boolean isUndefinedTable(SQLException failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof SQLException sql && UNDEFINED_TABLE.contains(sql.getSQLState())) {
                 return true;

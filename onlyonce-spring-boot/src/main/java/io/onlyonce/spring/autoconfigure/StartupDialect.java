@@ -16,7 +16,7 @@ import org.springframework.core.env.Environment;
  * down later). Only a database that does not answer and a URL that names no supported database fail
  * start-up.
  */
-final class StartupDialect {
+public final class StartupDialect {
 
     private static final Logger log = LoggerFactory.getLogger(StartupDialect.class);
 
@@ -29,14 +29,14 @@ final class StartupDialect {
      * @param dialect the dialect
      * @param answered false when it was read from the URL because the database did not answer
      */
-    record Detected(JdbcDialect dialect, boolean answered) {
+    public record Detected(JdbcDialect dialect, boolean answered) {
     }
 
     /**
      * @param what who asks, for the log line ("OnlyOnce's JDBC store")
      * @throws StoreUnavailableException when the database does not answer and the URL names none
      */
-    static Detected of(DataSource dataSource, Environment environment, String what) {
+    public static Detected of(DataSource dataSource, Environment environment, String what) {
         try {
             return new Detected(JdbcDialect.detect(dataSource), true);
         } catch (StoreUnavailableException down) {
@@ -51,7 +51,7 @@ final class StartupDialect {
     }
 
     /** The dialect a JDBC URL names, or {@code null}. */
-    static @Nullable JdbcDialect fromUrl(@Nullable String url) {
+    public static @Nullable JdbcDialect fromUrl(@Nullable String url) {
         if (url == null) {
             return null;
         }

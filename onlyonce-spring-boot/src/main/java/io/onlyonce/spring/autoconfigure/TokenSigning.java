@@ -19,12 +19,12 @@ public final class TokenSigning {
     }
 
     /** Whether tokens are on, but cannot be signed for every instance. */
-    static boolean unsigned(OnlyOnceProperties properties) {
+    public static boolean unsigned(OnlyOnceProperties properties) {
         return properties.token().enabled() && properties.store().isShared() && properties.token().secrets().isEmpty();
     }
 
     /** {@link #unsigned(OnlyOnceProperties)} for the properties bound from {@code environment}. */
-    static boolean unsigned(Environment environment) {
+    public static boolean unsigned(Environment environment) {
         return unsigned(Binder.get(environment).bindOrCreate("onlyonce", OnlyOnceProperties.class));
     }
 

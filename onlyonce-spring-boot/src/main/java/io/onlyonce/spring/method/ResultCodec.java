@@ -56,8 +56,38 @@ public interface ResultCodec {
         if (two) {
             return Jackson2ResultCodec.ofDefaults();
         }
-        throw new IllegalStateException("OnlyOnce stores the results of @Idempotent methods as JSON: add Jackson"
-                + " (spring-boot-starter-json, or tools.jackson.core:jackson-databind / com.fasterxml.jackson.core:jackson-databind)");
+        throw new IllegalStateException("OnlyOnce stores the results of @Idempotent methods as JSON: " + JACKSON_MISSING);
+    }
+
+    /** What to add when there is no Jackson. */
+    String JACKSON_MISSING = "add Jackson (spring-boot-starter-jackson on Spring Boot 4, spring-boot-starter-json on 3.5,"
+            + " or tools.jackson.core:jackson-databind / com.fasterxml.jackson.core:jackson-databind)";
+
+    /** Whether Jackson 3 or Jackson 2 is on the class path. */
+    static boolean jacksonPresent() {
+        ClassLoader loader = ResultCodec.class.getClassLoader();
+        return ClassUtils.isPresent("tools.jackson.databind.json.JsonMapper", loader)
+                || ClassUtils.isPresent("com.fasterxml.jackson.databind.ObjectMapper", loader);
+    }
+
+    /**
+     * {@link #of} made on first use: an application without {@code @Idempotent} service methods
+     * starts without Jackson (those methods are refused at start-up when it is missing).
+     */
+    static ResultCodec lazy(BeanFactory beans) {
+        org.springframework.util.function.SingletonSupplier<ResultCodec> codec =
+                org.springframework.util.function.SingletonSupplier.of(() -> of(beans));
+        return new ResultCodec() {
+            @Override
+            public byte[] write(Object value) throws NotSerializableException {
+                return codec.obtain().write(value);
+            }
+
+            @Override
+            public @Nullable Object read(byte[] json, Method method) {
+                return codec.obtain().read(json, method);
+            }
+        };
     }
 
     /** The mapper could not write a value. */

@@ -27,7 +27,7 @@ class OnlyOnceHealthIndicatorTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(OnlyOnceAutoConfiguration.class, OnlyOnceEndpointAutoConfiguration.class))
-            .withPropertyValues(OnlyOnceAutoConfigurationTest.SECRET);
+            .withPropertyValues(TestSettings.SECRET);
 
     @Test
     void upWhileTheStoresAnswer() {

@@ -51,9 +51,9 @@ class RedisClientSelectionIT {
     private final String prefix = "oo-test-sel-" + UUID.randomUUID().toString().substring(0, 8) + ":";
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(OnlyOnceAutoConfigurationTest.ONLYONCE)
+            .withConfiguration(TestSettings.ONLYONCE)
             .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
-            .withPropertyValues(OnlyOnceAutoConfigurationTest.SECRET, "onlyonce.store=redis",
+            .withPropertyValues(TestSettings.SECRET, "onlyonce.store=redis",
                     "onlyonce.redis.key-prefix=" + prefix, "spring.data.redis.host=127.0.0.1", "spring.data.redis.port=6379");
 
     @Test

@@ -34,7 +34,7 @@ class SlowRedisOpensTheBreakerIT {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(OnlyOnceAutoConfiguration.class))
-            .withPropertyValues(OnlyOnceAutoConfigurationTest.SECRET,
+            .withPropertyValues(TestSettings.SECRET,
                     "onlyonce.circuit-breaker.slow-call-duration-threshold=200ms",
                     "onlyonce.circuit-breaker.slow-call-rate-threshold=50",
                     "onlyonce.circuit-breaker.minimum-number-of-calls=2",

@@ -27,7 +27,7 @@ class TransactionalIdempotentMethodsTest {
     }
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(OnlyOnceAutoConfigurationTest.ONLYONCE)
+            .withConfiguration(TestSettings.ONLYONCE)
             .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
                     DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class))
             .withBean(RefundService.class)

@@ -187,7 +187,7 @@ public class ProblemErrorReportValve extends ErrorReportValve {
     private static Locale locale(Request request) {
         try {
             return request.getHeader("Accept-Language") == null ? Locale.ENGLISH
-                    : io.onlyonce.spring.web.OnlyOnceProblems.language(request);
+                    : io.onlyonce.spring.web.RequestLanguage.of(request);
         } catch (RuntimeException e) {
             return Locale.ENGLISH;
         }

@@ -53,7 +53,7 @@ public class Problems {
     public static Locale locale(HttpServletRequest request) {
         try {
             return request.getHeader("Accept-Language") == null ? Locale.ENGLISH
-                    : io.onlyonce.spring.web.OnlyOnceProblems.language(request);
+                    : io.onlyonce.spring.web.RequestLanguage.of(request);
         } catch (RuntimeException refused) {
             return Locale.ENGLISH;
         }

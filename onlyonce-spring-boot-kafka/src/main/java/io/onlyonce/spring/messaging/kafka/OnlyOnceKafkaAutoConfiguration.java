@@ -1,0 +1,446 @@
+package io.onlyonce.spring.messaging.kafka;
+
+import io.onlyonce.messaging.JdbcInbox;
+import io.onlyonce.messaging.MessageTransport;
+import io.onlyonce.messaging.kafka.IdempotentKafkaConsumer;
+import io.onlyonce.messaging.kafka.KafkaMessageTransport;
+import io.onlyonce.messaging.kafka.KafkaTopics;
+import io.onlyonce.spring.messaging.ConsumerDefinition;
+import io.onlyonce.spring.messaging.MessageConsumers;
+import io.onlyonce.spring.messaging.MessageLayerCounting;
+import io.onlyonce.spring.OnlyOnceConfigurationException;
+import io.onlyonce.spring.messaging.kafka.DeadLetterSerializer;
+import io.onlyonce.spring.messaging.kafka.InboxAfterRollbackProcessor;
+import io.onlyonce.spring.messaging.kafka.InboxBatchErrorHandler;
+import io.onlyonce.spring.messaging.kafka.InboxBatchListener;
+import io.onlyonce.spring.messaging.kafka.KafkaDeadLetters;
+import io.onlyonce.spring.messaging.kafka.KafkaInboxInterceptor;
+import io.onlyonce.spring.metrics.OnlyOnceStatistics;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import javax.sql.DataSource;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.BeanUtils;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.kafka.autoconfigure.ConcurrentKafkaListenerContainerFactoryConfigurer;
+import org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails;
+import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import io.onlyonce.spring.messaging.autoconfigure.OnlyOnceMessagingAutoConfiguration;
+import io.onlyonce.spring.messaging.autoconfigure.ConsumersLifecycle;
+import io.onlyonce.spring.messaging.autoconfigure.MessagingDatabase;
+import io.onlyonce.spring.autoconfigure.OnlyOnceProperties;
+import io.onlyonce.spring.autoconfigure.PropertyChecks;
+import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
+import org.springframework.kafka.core.ConsumerFactory;
+import org.springframework.kafka.core.DefaultKafkaProducerFactory;
+import org.springframework.kafka.core.KafkaAdmin;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.listener.BatchMessageListener;
+import org.springframework.kafka.listener.ContainerProperties;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.util.ClassUtils;
+
+/**
+ * The message layer on Kafka through Spring Boot's {@code spring.kafka.*} settings (Spring Boot 4's
+ * Kafka module): the container factories {@code onlyOnceKafkaListenerContainerFactory} and
+ * {@code onlyOnceKafkaBatchListenerContainerFactory} for {@code @KafkaListener} methods that take
+ * effect once. Each container runs every delivery in a transaction of the application's transaction
+ * manager; inside it the {@link KafkaInboxInterceptor} records {@code (group id, message-id)} in the
+ * inbox before the listener runs and drops a duplicate; the offsets are committed after the
+ * transaction; a failed delivery is rolled back, retried with a back-off and then published to
+ * {@code <topic>.DLT} ({@link InboxAfterRollbackProcessor}).
+ */
+@AutoConfiguration(after = OnlyOnceMessagingAutoConfiguration.class,
+        afterName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
+@ConditionalOnClass(name = {"org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory",
+    "org.springframework.boot.kafka.autoconfigure.KafkaProperties"})
+@ConditionalOnBean({KafkaProperties.class, MessageConsumers.class})
+public class OnlyOnceKafkaAutoConfiguration {
+
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(OnlyOnceKafkaAutoConfiguration.class);
+
+    /** The producer settings from {@code spring.kafka.*}, with the connection details applied. */
+    static Map<String, Object> producerProperties(KafkaProperties kafka, @Nullable KafkaConnectionDetails details) {
+        Map<String, Object> properties = new HashMap<>(kafka.buildProducerProperties());
+        if (details != null) {
+            KafkaConnectionDetails.Configuration producer = details.getProducer();
+            properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, producer.getBootstrapServers());
+            if (producer.getSecurityProtocol() != null) {
+                properties.put("security.protocol", producer.getSecurityProtocol());
+            }
+        }
+        return properties;
+    }
+
+    /** The consumer settings from {@code spring.kafka.*}, with the connection details applied. */
+    static Map<String, Object> consumerProperties(KafkaProperties kafka, @Nullable KafkaConnectionDetails details) {
+        Map<String, Object> properties = new HashMap<>(kafka.buildConsumerProperties());
+        if (details != null) {
+            KafkaConnectionDetails.Configuration consumer = details.getConsumer();
+            properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, consumer.getBootstrapServers());
+            if (consumer.getSecurityProtocol() != null) {
+                properties.put("security.protocol", consumer.getSecurityProtocol());
+            }
+        }
+        return properties;
+    }
+
+    /** The admin settings from {@code spring.kafka.*}, with the connection details applied. */
+    static Map<String, Object> adminProperties(KafkaProperties kafka, @Nullable KafkaConnectionDetails details) {
+        Map<String, Object> properties = new HashMap<>(kafka.buildAdminProperties());
+        if (details != null) {
+            KafkaConnectionDetails.Configuration admin = details.getAdmin();
+            properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, admin.getBootstrapServers());
+            if (admin.getSecurityProtocol() != null) {
+                properties.put("security.protocol", admin.getSecurityProtocol());
+            }
+        }
+        return properties;
+    }
+
+    /**
+     * Fails start-up when the application's producer settings weaken what the message layer relies
+     * on: {@code acks} other than {@code all}, or idempotence switched off.
+     */
+    static void checkDurability(KafkaProperties kafka) {
+        String acks = kafka.getProducer().getAcks();
+        String acksProperty = "spring.kafka.producer.acks";
+        if (acks == null) {
+            acks = kafka.getProducer().getProperties().get(ProducerConfig.ACKS_CONFIG);
+            acksProperty = "spring.kafka.producer.properties[acks]";
+        }
+        if (acks == null) {
+            acks = kafka.getProperties().get(ProducerConfig.ACKS_CONFIG);
+            acksProperty = "spring.kafka.properties[acks]";
+        }
+        if (acks != null && !"all".equalsIgnoreCase(acks.trim()) && !"-1".equals(acks.trim())) {
+            throw new OnlyOnceConfigurationException(
+                    acksProperty + "=" + acks + " conflicts with onlyonce.messaging.transport=kafka: the relay marks a"
+                            + " message sent on the broker's acknowledgement, which must mean every in-sync replica"
+                            + " has it",
+                    "Remove " + acksProperty + " or set it to all.");
+        }
+        String idempotence = kafka.getProducer().getProperties().get(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG);
+        String idempotenceProperty = "spring.kafka.producer.properties[enable.idempotence]";
+        if (idempotence == null) {
+            idempotence = kafka.getProperties().get(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG);
+            idempotenceProperty = "spring.kafka.properties[enable.idempotence]";
+        }
+        if (idempotence != null && "false".equals(idempotence.trim().toLowerCase(Locale.ROOT))) {
+            throw new OnlyOnceConfigurationException(
+                    idempotenceProperty + "=false conflicts with onlyonce.messaging.transport=kafka: without an"
+                            + " idempotent producer a retried send can be written twice or out of order",
+                    "Remove " + idempotenceProperty + " or set it to true.");
+        }
+    }
+
+    /** Where OnlyOnce's Kafka listeners dead-letter a record, on a producer of their own. */
+    @Bean(destroyMethod = "destroy")
+    @ConditionalOnMissingBean(name = "onlyOnceKafkaDeadLetterTemplate")
+    KafkaTemplate<Object, Object> onlyOnceKafkaDeadLetterTemplate(KafkaProperties kafka,
+            ObjectProvider<KafkaConnectionDetails> details, OnlyOnceProperties properties) {
+        Map<String, Object> config = producerProperties(kafka, details.getIfAvailable());
+        Serializer<Object> key = new DeadLetterSerializer(serializer(config.get(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG)));
+        Serializer<Object> value = new DeadLetterSerializer(serializer(config.get(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG)));
+        config.remove(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG);
+        config.remove(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
+        config.remove(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
+        long timeout = properties.messaging().kafka().sendTimeout().toMillis();
+        config.put(ProducerConfig.ACKS_CONFIG, "all");
+        config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, timeout);
+        DefaultKafkaProducerFactory<Object, Object> factory = new DefaultKafkaProducerFactory<>(config, key, value);
+        return new KafkaTemplate<>(factory);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Serializer<Object> serializer(@Nullable Object configured) {
+        try {
+            if (configured instanceof Class<?> type) {
+                return (Serializer<Object>) BeanUtils.instantiateClass(type);
+            }
+            if (configured instanceof String name && !name.isBlank()) {
+                return (Serializer<Object>) BeanUtils.instantiateClass(
+                        ClassUtils.forName(name.trim(), OnlyOnceKafkaAutoConfiguration.class.getClassLoader()));
+            }
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException("the configured Kafka serializer " + configured + " is not on the class path", e);
+        }
+        return (Serializer<Object>) (Serializer<?>) new StringSerializer();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    KafkaDeadLetters onlyOnceKafkaDeadLetters(KafkaTemplate<Object, Object> onlyOnceKafkaDeadLetterTemplate,
+            OnlyOnceProperties properties, OnlyOnceStatistics statistics) {
+        return new KafkaDeadLetters(onlyOnceKafkaDeadLetterTemplate, properties.messaging().kafka().sendTimeout(),
+                statistics);
+    }
+
+    /** For {@code @KafkaListener(containerFactory = "onlyOnceKafkaListenerContainerFactory")}: one record at a time. */
+    @Bean
+    @ConditionalOnMissingBean(name = "onlyOnceKafkaListenerContainerFactory")
+    ConcurrentKafkaListenerContainerFactory<Object, Object> onlyOnceKafkaListenerContainerFactory(
+            ObjectProvider<ConcurrentKafkaListenerContainerFactoryConfigurer> configurer,
+            ObjectProvider<ConsumerFactory<Object, Object>> consumerFactory, DataSource dataSource,
+            PlatformTransactionManager transactionManager, MessagingDatabase messagingDatabase,
+            KafkaDeadLetters deadLetters, OnlyOnceProperties properties, OnlyOnceStatistics statistics,
+            ObjectProvider<KafkaAdmin> admin) {
+        return factory(false, configurer, consumerFactory, dataSource, transactionManager, messagingDatabase,
+                deadLetters, properties, statistics, admin);
+    }
+
+    /** For {@code @KafkaListener(containerFactory = "onlyOnceKafkaBatchListenerContainerFactory")}: a poll's records at a time. */
+    @Bean
+    @ConditionalOnMissingBean(name = "onlyOnceKafkaBatchListenerContainerFactory")
+    ConcurrentKafkaListenerContainerFactory<Object, Object> onlyOnceKafkaBatchListenerContainerFactory(
+            ObjectProvider<ConcurrentKafkaListenerContainerFactoryConfigurer> configurer,
+            ObjectProvider<ConsumerFactory<Object, Object>> consumerFactory, DataSource dataSource,
+            PlatformTransactionManager transactionManager, MessagingDatabase messagingDatabase,
+            KafkaDeadLetters deadLetters, OnlyOnceProperties properties, OnlyOnceStatistics statistics,
+            ObjectProvider<KafkaAdmin> admin) {
+        return factory(true, configurer, consumerFactory, dataSource, transactionManager, messagingDatabase,
+                deadLetters, properties, statistics, admin);
+    }
+
+    /*
+     * Record listeners: Spring Kafka 4.1 runs the listener, and a record interceptor set with
+     * interceptBeforeTx=false, inside TransactionTemplate.execute on the container's transaction
+     * manager, which may be any PlatformTransactionManager (ContainerProperties#setTransactionManager,
+     * deprecated since 3.2 for removal in favour of KafkaAwareTransactionManager, but kept in 4.1; the
+     * Kafka-aware setter takes only Kafka transaction managers). With a transaction manager that is
+     * not Kafka-aware no offset goes to a Kafka transaction: in AckMode.BATCH each record's offset is
+     * queued while its transaction runs and committed by the consumer thread after the poll's records
+     * were processed, at the start of its next poll loop. No CommonErrorHandler is set: with a
+     * transaction manager Spring Kafka calls it inside the transaction and, once it recovered a
+     * record, commits that transaction, the failed attempt's writes included; without one the
+     * exception rolls the transaction back and the AfterRollbackProcessor retries and dead-letters.
+     *
+     * Batch listeners: the container's transaction does not fit, since a batch listener's offsets
+     * are committed inside its callback (AckMode.BATCH, MANUAL, COUNT and TIME alike; RECORD is
+     * refused for batch listeners), before the database commits. So the container has no transaction
+     * manager and the listener is wrapped (InboxBatchListener): the inbox rows and the listener run in
+     * a transaction that commits before the container commits the offsets; a failure is rolled back
+     * before the error handler (InboxBatchErrorHandler) seeks the batch back or dead-letters.
+     */
+    @SuppressWarnings("removal")
+    private static ConcurrentKafkaListenerContainerFactory<Object, Object> factory(boolean batch,
+            ObjectProvider<ConcurrentKafkaListenerContainerFactoryConfigurer> configurer,
+            ObjectProvider<ConsumerFactory<Object, Object>> consumerFactory, DataSource dataSource,
+            PlatformTransactionManager transactionManager, MessagingDatabase messagingDatabase,
+            KafkaDeadLetters deadLetters, OnlyOnceProperties properties, OnlyOnceStatistics statistics,
+            ObjectProvider<KafkaAdmin> admin) {
+        ConsumerFactory<Object, Object> consumers = consumerFactory.getIfAvailable();
+        if (consumers == null) {
+            throw new OnlyOnceConfigurationException("OnlyOnce's Kafka listener container factories need a Kafka"
+                    + " ConsumerFactory", "Let Spring Boot configure Kafka (spring.kafka.*) or define a ConsumerFactory bean.");
+        }
+        ConcurrentKafkaListenerContainerFactory<Object, Object> factory = new ConcurrentKafkaListenerContainerFactory<>();
+        ConcurrentKafkaListenerContainerFactoryConfigurer boot = configurer.getIfAvailable();
+        if (boot != null) {
+            boot.configure(factory, consumers);
+        } else {
+            factory.setConsumerFactory(consumers);
+        }
+        OnlyOnceProperties.Consumer settings = properties.messaging().consumer();
+        OnlyOnceProperties.Kafka kafka = properties.messaging().kafka();
+        KafkaInboxInterceptor interceptor = new KafkaInboxInterceptor(dataSource,
+                new JdbcInbox(messagingDatabase.dialect()), deadLetters, statistics);
+        factory.setBatchListener(batch);
+        InboxAfterRollbackProcessor retries = new InboxAfterRollbackProcessor(deadLetters, interceptor, statistics,
+                settings.maxAttempts(), settings.initialBackoff(), settings.maxBackoff());
+        ContainerProperties container = factory.getContainerProperties();
+        container.setKafkaAwareTransactionManager(null);
+        factory.setAfterRollbackProcessor(retries);
+        factory.setRecordInterceptor(null);
+        factory.setBatchInterceptor(null);
+        if (batch) {
+            factory.setCommonErrorHandler(new InboxBatchErrorHandler(retries));
+            container.setTransactionManager(null);
+        } else {
+            factory.setRecordInterceptor(interceptor);
+            factory.setCommonErrorHandler(null);
+            container.setTransactionManager(transactionManager);
+        }
+        container.setAckMode(ContainerProperties.AckMode.BATCH);
+        Properties overrides = new Properties();
+        overrides.putAll(container.getKafkaConsumerProperties());
+        overrides.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        container.setKafkaConsumerProperties(overrides);
+        factory.setContainerCustomizer(c -> {
+            c.setInterceptBeforeTx(false);
+            if (batch) {
+                Object listener = c.getContainerProperties().getMessageListener();
+                if (!(listener instanceof BatchMessageListener<?, ?> batchListener)) {
+                    throw new OnlyOnceConfigurationException("onlyOnceKafkaBatchListenerContainerFactory runs batch"
+                            + " listeners only, not " + listener, "Use onlyOnceKafkaListenerContainerFactory for a"
+                            + " listener of one record.");
+                }
+                @SuppressWarnings("unchecked")
+                BatchMessageListener<Object, Object> delegate = (BatchMessageListener<Object, Object>) batchListener;
+                c.setupMessageListener(new InboxBatchListener(delegate, interceptor, transactionManager, retries));
+            }
+            String[] topics = c.getContainerProperties().getTopics();
+            KafkaAdmin kafkaAdmin = admin.getIfAvailable();
+            if (kafka.createTopics() && topics != null && kafkaAdmin != null) {
+                createMissing(kafkaAdmin, topics, kafka);
+            }
+        });
+        return factory;
+    }
+
+    /** The Kafka transport: the relay publishes on an idempotent producer of its own made from {@code spring.kafka.*}. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.onlyonce.messaging.kafka.KafkaMessageTransport")
+    @ConditionalOnProperty(name = "onlyonce.messaging.transport", havingValue = "kafka")
+    static class Transport {
+
+        @Bean(destroyMethod = "close")
+        @ConditionalOnMissingBean(MessageTransport.class)
+        KafkaMessageTransport onlyOnceKafkaTransport(KafkaProperties kafka, ObjectProvider<KafkaConnectionDetails> details,
+                OnlyOnceProperties properties) {
+            checkDurability(kafka);
+            Duration timeout = PropertyChecks.positive(properties.messaging().kafka().sendTimeout(), "onlyonce.messaging.kafka.send-timeout");
+            return KafkaMessageTransport.create(producerProperties(kafka, details.getIfAvailable()), timeout);
+        }
+
+        /**
+         * One {@link IdempotentKafkaConsumer} per {@link ConsumerDefinition}: topic = its exchange,
+         * message types = its routing key, group id = its name; the topic and {@code <topic>.DLT}
+         * created at start-up when missing ({@code onlyonce.messaging.kafka.create-topics}).
+         */
+        @Bean
+        @ConditionalOnMissingBean(name = "onlyOnceKafkaConsumers")
+        SmartLifecycle onlyOnceKafkaConsumers(MessageConsumers consumers, ObjectProvider<ConsumerDefinition> definitions,
+                KafkaProperties kafka, ObjectProvider<KafkaConnectionDetails> details, OnlyOnceProperties properties,
+                OnlyOnceStatistics statistics) {
+            List<ConsumerDefinition> all = definitions.orderedStream().toList();
+            OnlyOnceProperties.Kafka settings = properties.messaging().kafka();
+            KafkaConnectionDetails connection = details.getIfAvailable();
+            List<IdempotentKafkaConsumer> kafkaConsumers = new ArrayList<>();
+            if (!all.isEmpty()) {
+                checkDurability(kafka);
+                if (settings.createTopics()) {
+                    createConsumerTopics(all, settings, adminProperties(kafka, connection));
+                }
+                Map<String, Object> consumerConfig = consumerProperties(kafka, connection);
+                Map<String, Object> producerConfig = producerProperties(kafka, connection);
+                for (ConsumerDefinition definition : all) {
+                    kafkaConsumers.add(IdempotentKafkaConsumer.builder(consumers.named(definition.name()),
+                                    consumerConfig, producerConfig)
+                            .topic(definition.exchange())
+                            .messageTypes(definition.routingKey())
+                            .groupId(definition.name())
+                            .maxDeliveries(settings.maxDeliveries())
+                            .retryDelay(settings.retryDelay())
+                            .threads(properties.messaging().consumer().workers())
+                            // what the consumer dead-letters itself (its MessageConsumer counts its own)
+                            .onOwnDeadLetter(reason -> statistics.record(MessageLayerCounting.LAYER, "dead_lettered",
+                                    "consumer " + definition.name()))
+                            .build());
+                }
+            }
+            return new KafkaConsumersLifecycle(kafkaConsumers);
+        }
+    }
+
+    /** Starts the Kafka consumers before the relay, stops them after it; closes them at shutdown. */
+    static final class KafkaConsumersLifecycle extends ConsumersLifecycle<IdempotentKafkaConsumer> implements DisposableBean {
+
+        KafkaConsumersLifecycle(List<IdempotentKafkaConsumer> consumers) {
+            super(consumers, IdempotentKafkaConsumer::start, IdempotentKafkaConsumer::stop);
+        }
+
+        @Override
+        public void destroy() {
+            consumers().forEach(IdempotentKafkaConsumer::close);
+        }
+    }
+
+    /** How long start-up waits for the broker to create the consumers' topics. */
+    static final java.time.Duration TOPIC_CREATION_TIMEOUT = java.time.Duration.ofSeconds(10);
+
+    /**
+     * Creates each consumer's topic and its {@code .DLT} unless they exist. A broker that does not
+     * answer within {@link #TOPIC_CREATION_TIMEOUT} is logged (one WARN naming it) and start-up goes
+     * on, as with a database that is down: the consumers wait for the broker, and the relay keeps
+     * the messages until it answers. A broker that refuses fails start-up.
+     */
+    private static void createConsumerTopics(List<ConsumerDefinition> definitions, OnlyOnceProperties.Kafka settings,
+            Map<String, Object> admin) {
+        Map<String, Object> config = new HashMap<>(admin);
+        // a broker that cannot be reached: a retry a second, not a tight loop of log lines
+        config.putIfAbsent("reconnect.backoff.ms", 1_000);
+        config.putIfAbsent("retry.backoff.ms", 1_000);
+        config.putIfAbsent("request.timeout.ms", (int) TOPIC_CREATION_TIMEOUT.toMillis());
+        config.putIfAbsent("default.api.timeout.ms", (int) TOPIC_CREATION_TIMEOUT.toMillis());
+        try (org.apache.kafka.clients.admin.Admin client = org.apache.kafka.clients.admin.Admin.create(config);
+                KafkaTopics topics = new KafkaTopics(client, TOPIC_CREATION_TIMEOUT)) {
+            for (ConsumerDefinition definition : definitions) {
+                topics.ensureWithDeadLetter(definition.exchange(), settings.partitions(), settings.replicationFactor());
+            }
+        } catch (IllegalStateException e) {
+            if (!(e.getCause() instanceof java.util.concurrent.TimeoutException)
+                    && !(e.getCause() instanceof org.apache.kafka.common.errors.TimeoutException)) {
+                throw e;
+            }
+            log.warn("OnlyOnce: no Kafka broker at {} answered within {} to create the consumers' topics and their .DLT;"
+                    + " start-up goes on, and the consumers and the relay wait for the broker (the topics must exist"
+                    + " then; onlyonce.messaging.kafka.create-topics=false skips this step)",
+                    admin.get("bootstrap.servers"), TOPIC_CREATION_TIMEOUT);
+        }
+    }
+
+    /** Creates the dead-letter topics of {@code topics} that do not exist; never changes one that does. */
+    private static void createMissing(KafkaAdmin kafkaAdmin, String[] topics, OnlyOnceProperties.Kafka kafka) {
+        try (Admin admin = Admin.create(kafkaAdmin.getConfigurationProperties())) {
+            Set<String> existing = admin.listTopics().names().get(kafkaAdmin.getOperationTimeout(), TimeUnit.SECONDS);
+            List<NewTopic> missing = new ArrayList<>();
+            for (String topic : topics) {
+                String deadLetters = KafkaDeadLetters.topicOf(topic);
+                if (!existing.contains(deadLetters)) {
+                    missing.add(new NewTopic(deadLetters, kafka.partitions(), kafka.replicationFactor()));
+                }
+            }
+            if (!missing.isEmpty()) {
+                try {
+                    admin.createTopics(missing).all().get(kafkaAdmin.getOperationTimeout(), TimeUnit.SECONDS);
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof TopicExistsException)) {
+                        throw e;
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while creating the dead-letter topics of " + List.of(topics), e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("the dead-letter topics of " + List.of(topics) + " could not be created"
+                    + " (onlyonce.messaging.kafka.create-topics=false leaves them to you): " + e, e);
+        }
+    }
+}

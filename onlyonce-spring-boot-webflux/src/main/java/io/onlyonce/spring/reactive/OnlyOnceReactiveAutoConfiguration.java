@@ -1,0 +1,110 @@
+package io.onlyonce.spring.reactive;
+
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.onlyonce.engine.IdempotencyEngine;
+import io.onlyonce.engine.IdempotencyListener;
+import io.onlyonce.spring.autoconfigure.OnlyOnceAutoConfiguration;
+import io.onlyonce.spring.autoconfigure.OnlyOnceProperties;
+import io.onlyonce.spring.autoconfigure.TokenSigning;
+import io.onlyonce.spring.http.TokenLimits;
+import io.onlyonce.token.TokenService;
+import io.onlyonce.spring.method.MethodSettings;
+import io.onlyonce.spring.method.ObservedDurations;
+import io.onlyonce.spring.method.WebInvocations;
+import io.onlyonce.spring.metrics.OnlyOnceStatistics;
+import io.onlyonce.spring.resilience.CircuitBreakerAsyncIdempotencyStore;
+import io.onlyonce.spring.http.OnlyOnceProblems;
+import io.onlyonce.store.AsyncIdempotencyStore;
+import io.onlyonce.store.IdempotencyStore;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.web.reactive.function.server.RequestPredicates;
+import org.springframework.web.reactive.function.server.RouterFunction;
+import org.springframework.web.reactive.function.server.RouterFunctions;
+import org.springframework.web.reactive.function.server.ServerResponse;
+import org.springframework.web.reactive.DispatcherHandler;
+import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * {@code @Idempotent} in a reactive (WebFlux) web application: the web filter for annotated
+ * controllers, the handler filters for functional routes, and the engine's non-blocking path.
+ *
+ * <p>Stores: the Redis and in-memory stores answer without blocking (they implement
+ * {@link AsyncIdempotencyStore}); any other store (JDBC) is called on Reactor's bounded elastic
+ * scheduler, never on the event loop. Either way the calls go through the idempotency store's
+ * circuit breaker, shared with the blocking path, and keep the store's own budget.
+ */
+@AutoConfiguration(after = OnlyOnceAutoConfiguration.class)
+@ConditionalOnBooleanProperty(name = "onlyonce.enabled", matchIfMissing = true)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+@ConditionalOnClass({DispatcherHandler.class, Mono.class})
+public class OnlyOnceReactiveAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    ReactivePrincipalResolver onlyOnceReactivePrincipalResolver() {
+        return ReactivePrincipalResolver.fromSecurityContext();
+    }
+
+    /** The reactive adapter, on an engine of its own whose claims and completions do not block. */
+    @Bean
+    @ConditionalOnMissingBean
+    ReactiveIdempotency onlyOnceReactiveIdempotency(ObjectProvider<IdempotencyStore> stores, OnlyOnceProperties properties,
+            CircuitBreakerRegistry breakers, ObjectProvider<IdempotencyListener> listeners, OnlyOnceStatistics statistics,
+            ObservedDurations durations, ObjectProvider<OnlyOnceProblems> problems, ReactivePrincipalResolver principals,
+            TokenService tokens) {
+        IdempotencyStore store = stores.getObject();
+        AsyncIdempotencyStore async = AsyncIdempotencyStore.of(store, task -> Schedulers.boundedElastic().schedule(task));
+        if (properties.circuitBreaker().enabled()) {
+            async = new CircuitBreakerAsyncIdempotencyStore(async,
+                    breakers.circuitBreaker(OnlyOnceAutoConfiguration.IDEMPOTENCY_BREAKER));
+        }
+        IdempotencyEngine engine = IdempotencyEngine.builder(OnlyOnceAutoConfiguration.guardedIdempotency(store, properties, breakers))
+                .async(async)
+                .listener(OnlyOnceAutoConfiguration.listener(listeners.orderedStream().toList()))
+                .build();
+        return new ReactiveIdempotency(engine, async, tokens, properties.token().header(), principals, statistics, durations,
+                problems.getIfAvailable(() -> new OnlyOnceProblems(properties.problemTypeBase())),
+                properties.principalRequired(), properties.key().header(), properties.key().maxBodySize().toBytes());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    OnlyOnceWebFilter onlyOnceWebFilter(ReactiveIdempotency idempotency, MethodSettings.Factory settings,
+            ObjectProvider<RequestMappingHandlerMapping> mappings) {
+        return new OnlyOnceWebFilter(idempotency, settings, mappings);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    OnlyOnceHandlerFilters onlyOnceHandlerFilters(ReactiveIdempotency idempotency, MethodSettings.Factory settings) {
+        return new OnlyOnceHandlerFilters(idempotency, settings);
+    }
+
+    /** {@code POST /idempotency/tokens} ({@code onlyonce.token.path}): issues one-time tokens, as on the servlet side. */
+    @Bean
+    @ConditionalOnMissingBean(name = "onlyOnceTokenRoute")
+    @ConditionalOnBooleanProperty(name = "onlyonce.token.endpoint-enabled", matchIfMissing = true)
+    @ConditionalOnBooleanProperty(name = "onlyonce.token.enabled", matchIfMissing = true)
+    @Conditional(TokenSigning.Signed.class)
+    RouterFunction<ServerResponse> onlyOnceTokenRoute(TokenService tokens, TokenLimits limits,
+            ReactivePrincipalResolver principals, ReactiveIdempotency idempotency, OnlyOnceProperties properties) {
+        return RouterFunctions.route(RequestPredicates.POST(properties.token().path()), new ReactiveTokenEndpoint(tokens,
+                limits, principals, idempotency, properties.principalRequired(), properties.key().unavailableRetryAfter()));
+    }
+
+    /** Lets a WebFlux controller's {@code @Idempotent} call through the method advice: the web filter protects it. */
+    @Bean
+    @ConditionalOnMissingBean
+    WebInvocations onlyOnceReactiveHandlerMethods() {
+        return new ReactiveHandlerMethods();
+    }
+}

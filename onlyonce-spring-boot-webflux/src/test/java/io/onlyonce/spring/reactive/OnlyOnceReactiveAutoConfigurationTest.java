@@ -1,0 +1,94 @@
+package io.onlyonce.spring.reactive;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.onlyonce.spring.Idempotent;
+import io.onlyonce.spring.autoconfigure.OnlyOnceAutoConfiguration;
+import io.onlyonce.spring.method.WebInvocations;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import reactor.core.publisher.Mono;
+
+/** The reactive side applies in reactive web applications only, and every bean of it gives way to the application's. */
+class OnlyOnceReactiveAutoConfigurationTest {
+
+    private static final AutoConfigurations CONFIGURATIONS = AutoConfigurations.of(OnlyOnceAutoConfiguration.class,
+            OnlyOnceReactiveAutoConfiguration.class);
+
+    private final ReactiveWebApplicationContextRunner reactive = new ReactiveWebApplicationContextRunner()
+            .withConfiguration(CONFIGURATIONS)
+            .withPropertyValues("onlyonce.principal-required=false");
+
+    @Test
+    void aReactiveApplicationGetsTheWebFilterTheRouteFiltersAndThePassThroughForHandlerMethods() {
+        reactive.run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).hasSingleBean(OnlyOnceWebFilter.class);
+            assertThat(context).hasSingleBean(OnlyOnceHandlerFilters.class);
+            assertThat(context).hasSingleBean(ReactiveIdempotency.class);
+            assertThat(context).getBean(WebInvocations.class).isInstanceOf(ReactiveHandlerMethods.class);
+        });
+    }
+
+    @RestController
+    static class GoodController {
+        @PostMapping("/good")
+        @Idempotent
+        public String create() {
+            return "ok";
+        }
+    }
+
+    @RestController
+    static class KeyExpressionController {
+        @PostMapping("/keyed")
+        @Idempotent(key = "#id")
+        public String create(@RequestParam String id) {
+            return "ok";
+        }
+    }
+
+    @Test
+    void aReactiveApplicationTakesIdempotentHandlersAndRefusesTheirKeyExpressions() {
+        reactive.withBean(GoodController.class).run(context -> assertThat(context).hasNotFailed());
+        reactive.withBean(KeyExpressionController.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasStackTraceContaining(
+                    "KeyExpressionController.create has a key expression, which WebFlux handlers do not support yet");
+        });
+    }
+
+    @Test
+    void aServletApplicationGetsNoneOfIt() {
+        new WebApplicationContextRunner().withConfiguration(CONFIGURATIONS)
+                .withPropertyValues("onlyonce.token.secrets[0]=an-auto-configuration-test-secret-0123456789")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context).doesNotHaveBean(OnlyOnceWebFilter.class);
+                    assertThat(context).doesNotHaveBean(ReactiveIdempotency.class);
+                });
+    }
+
+    @Test
+    void withoutReactorItBacksOff() {
+        reactive.withClassLoader(new FilteredClassLoader(Mono.class)).run(context -> {
+            assertThat(context).doesNotHaveBean(OnlyOnceWebFilter.class);
+            assertThat(context).doesNotHaveBean(OnlyOnceHandlerFilters.class);
+        });
+    }
+
+    @Test
+    void theApplicationsOwnBeansWin() {
+        ReactivePrincipalResolver mine = exchange -> Mono.just("tenant-1:alice");
+        reactive.withBean(ReactivePrincipalResolver.class, () -> mine).run(context ->
+                assertThat(context.getBean(ReactivePrincipalResolver.class)).isSameAs(mine));
+        reactive.withPropertyValues("onlyonce.enabled=false").run(context ->
+                assertThat(context).doesNotHaveBean(OnlyOnceWebFilter.class));
+    }
+}

@@ -1,0 +1,84 @@
+package io.onlyonce.spring.web;
+
+import io.onlyonce.spring.http.IdempotentRequests;
+import io.onlyonce.spring.http.OnlyOnceRejection;
+import io.onlyonce.spring.http.ProblemType;
+import io.onlyonce.spring.Idempotent;
+import io.onlyonce.spring.PrincipalResolver;
+import io.onlyonce.spring.metrics.OutcomeRecorder;
+import io.onlyonce.token.TokenService;
+import jakarta.servlet.http.HttpServletRequest;
+import org.springframework.web.servlet.HandlerMapping;
+import jakarta.servlet.http.HttpServletResponse;
+import java.util.Collections;
+import java.util.Map;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.servlet.HandlerInterceptor;
+
+/**
+ * Checks the one-time token of a {@code @Idempotent(strategy = TOKEN)} handler before its
+ * arguments are even read: present (else 400), signed by us (else 400), issued to this principal
+ * for this scope (else 403). No store call: consuming is the method interceptor's job, after which
+ * the method runs; the store decides whether the token is still alive (else 409).
+ */
+public final class TokenHandlerInterceptor implements HandlerInterceptor {
+
+    /** Request attribute holding the verified {@link io.onlyonce.token.OneTimeToken}. */
+    static final String VERIFIED_TOKEN = TokenHandlerInterceptor.class.getName() + ".token";
+
+    private final TokenService tokens;
+    private final PrincipalResolver principals;
+    private final OutcomeRecorder recorder;
+    private final String header;
+    private final boolean principalRequired;
+
+    public TokenHandlerInterceptor(TokenService tokens, PrincipalResolver principals, OutcomeRecorder recorder,
+            String header, boolean principalRequired) {
+        this.tokens = tokens;
+        this.principals = principals;
+        this.recorder = recorder;
+        this.header = header;
+        this.principalRequired = principalRequired;
+    }
+
+    @Override
+    public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler) {
+        try {
+            return verify(request, handler);
+        } catch (OnlyOnceRejection rejection) {
+            OnlyOnceFilter.remember(request, rejection);
+            throw rejection;
+        }
+    }
+
+    private boolean verify(HttpServletRequest request, Object handler) {
+        if (!(handler instanceof HandlerMethod method)) {
+            return true;
+        }
+        Idempotent idempotent = AnnotatedElementUtils.findMergedAnnotation(method.getMethod(), Idempotent.class);
+        if (idempotent == null || idempotent.strategy() != Idempotent.Strategy.TOKEN) {
+            return true;
+        }
+        String endpoint = RequestContext.endpoint(request);
+        String principal = principals.resolve(request);
+        if (principal == null && principalRequired) {
+            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
+            throw OnlyOnceRejection.problem(ProblemType.PRINCIPAL_REQUIRED);
+        }
+        try {
+            request.setAttribute(VERIFIED_TOKEN, IdempotentRequests.verifiedToken(tokens,
+                    Collections.list(request.getHeaders(header)), principal, IdempotentRequests.tokenScope(idempotent.scope(), pathVariables(request))));
+            return true;
+        } catch (OnlyOnceRejection refused) {
+            recorder.record(OutcomeRecorder.LAYER_BUSINESS,
+                    refused.problemType() == ProblemType.IDEMPOTENCY_TOKEN_MISSING ? "missing_key" : "token_rejected", endpoint);
+            throw refused;
+        }
+    }
+
+    private static Map<?, ?> pathVariables(HttpServletRequest request) {
+        Object attribute = request.getAttribute(HandlerMapping.URI_TEMPLATE_VARIABLES_ATTRIBUTE);
+        return attribute instanceof Map<?, ?> map ? map : Map.of();
+    }
+}

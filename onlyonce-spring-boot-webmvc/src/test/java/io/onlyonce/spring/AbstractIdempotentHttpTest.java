@@ -435,6 +435,17 @@ public abstract class AbstractIdempotentHttpTest {
     }
 
     @Test
+    void aRequestsIdempotencyStateIsOneObjectOnTheRequest() {
+        HttpResponse<String> byKey = send("/edge/attributes", "alice", newKey(), "");
+        HttpResponse<String> byToken = submit("/edge/attributes-token", "alice", token("alice", null));
+
+        assertThat(byKey.statusCode()).isEqualTo(200);
+        assertThat(byKey.body()).isEqualTo("[\"io.onlyonce.spring.web.IdempotentExchange\"]");
+        assertThat(byToken.statusCode()).isEqualTo(200);
+        assertThat(byToken.body()).isEqualTo("[\"io.onlyonce.spring.web.IdempotentExchange\"]");
+    }
+
+    @Test
     void aReplayCarriesTheFirstAnswersHeadersButNotItsCookieNorTheFirstRequestsId() {
         String key = newKey();
         HttpResponse<String> first = http.send(http.post("/edge/headers", "alice", "")

@@ -9,7 +9,6 @@ import io.onlyonce.spring.dedup.DeferredWindow;
 import io.onlyonce.spring.metrics.OutcomeRecorder;
 import io.onlyonce.spring.resilience.CircuitBreakerAtomicExecutor;
 import io.onlyonce.spring.http.IdempotentRequests;
-import io.onlyonce.spring.web.OnlyOnceFilter;
 import io.onlyonce.spring.http.OnlyOnceRejection;
 import io.onlyonce.spring.http.ProblemType;
 import io.onlyonce.spring.web.SelfDecided;
@@ -93,7 +92,7 @@ public final class AtomicIdempotency implements SelfDecided {
         try {
             return decide(bound, effect, call);
         } catch (OnlyOnceRejection rejection) {
-            throw OnlyOnceFilter.answer(bound.request(), rejection);
+            throw bound.exchange().answer(rejection);
         }
     }
 

@@ -102,10 +102,14 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
     @Override
     public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
         HttpServletRequest request = currentRequest(invocation);
+        IdempotentExchange exchange = IdempotentExchange.of(request);
+        if (exchange == null) {
+            throw new IllegalStateException("OnlyOnceFilter is not installed in front of " + invocation.getMethod());
+        }
         try {
-            return protect(invocation, request);
+            return protect(invocation, request, exchange);
         } catch (OnlyOnceRejection rejection) {
-            OnlyOnceFilter.remember(request, rejection);
+            exchange.refuse(rejection);
             throw rejection;
         }
     }
@@ -119,11 +123,9 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
         return servlet.getRequest();
     }
 
-    private @Nullable Object protect(MethodInvocation invocation, HttpServletRequest request) throws Throwable {
-        CapturingResponse response = OnlyOnceFilter.capturingResponse(request);
-        if (response == null) {
-            throw new IllegalStateException("OnlyOnceFilter is not installed in front of " + invocation.getMethod());
-        }
+    private @Nullable Object protect(MethodInvocation invocation, HttpServletRequest request, IdempotentExchange exchange)
+            throws Throwable {
+        CapturingResponse response = exchange.capture();
         MethodSettings method = settings.forMethod(invocation.getMethod());
         String endpoint = RequestContext.endpoint(request);
         String principal = principals.resolve(request);
@@ -134,17 +136,17 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
         String scope = scope(endpoint, principal);
         SelfDecided self = selfDecided(invocation.getArguments());
         if (self != null) {
-            self.bind(binding(invocation, request, method, endpoint, scope));
+            self.bind(binding(invocation, request, exchange, method, endpoint, scope));
             return invocation.proceed();
         }
         Execution execution = method.annotation().strategy() == Idempotent.Strategy.TOKEN
-                ? admitToken(request, method, endpoint, scope)
-                : admitKey(invocation, request, method, endpoint, scope);
+                ? admitToken(request, exchange, method, endpoint, scope)
+                : admitKey(invocation, request, exchange, method, endpoint, scope);
         if (execution == null) {
             return invocation.proceed();
         }
         response.startCapture();
-        PendingExecution pending = (PendingExecution) request.getAttribute(PendingExecution.ATTRIBUTE);
+        PendingExecution pending = exchange.pending();
         Object result;
         try {
             result = invocation.proceed();
@@ -166,7 +168,7 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
         if (Streaming.isStreaming(result.getClass())) {
             // a streamed answer is written over time and cannot be stored: the work ran, so its key
             // stays taken without a response, and the stream goes to the client as it is written
-            request.removeAttribute(PendingExecution.ATTRIBUTE);
+            exchange.takePending();
             // kept once its transaction (if any) committed; freed if that rolls back
             TransactionCompletion.afterCompletion(() -> pending.execution().completeWithoutResponse(200),
                     () -> pending.fail(new IllegalStateException("the transaction around the request rolled back")));
@@ -237,14 +239,11 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
     }
 
     /** The key and fingerprint a self-deciding method's one store call uses, as the two-step path would. */
-    private SelfDecided.Binding binding(MethodInvocation invocation, HttpServletRequest request, MethodSettings method,
-            String endpoint, String scope) {
+    private SelfDecided.Binding binding(MethodInvocation invocation, HttpServletRequest request,
+            IdempotentExchange exchange, MethodSettings method, String endpoint, String scope) {
         if (method.annotation().strategy() == Idempotent.Strategy.TOKEN) {
-            OneTimeToken token = (OneTimeToken) request.getAttribute(TokenHandlerInterceptor.VERIFIED_TOKEN);
-            if (token == null) {
-                throw new IllegalStateException("TokenHandlerInterceptor did not verify the token of " + endpoint);
-            }
-            return new SelfDecided.Binding(request, endpoint, IdempotentRequests.tokenResultKey(scope, token),
+            OneTimeToken token = verifiedToken(exchange, endpoint);
+            return new SelfDecided.Binding(request, exchange, endpoint, IdempotentRequests.tokenResultKey(scope, token),
                     Fingerprint.of(request.getMethod(), request.getRequestURI()), token, method.config());
         }
         String name = keyName(invocation, request, method, endpoint);
@@ -253,7 +252,7 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
             recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
             throw OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_MISSING);
         }
-        return new SelfDecided.Binding(request, endpoint, key(scope, name, endpoint),
+        return new SelfDecided.Binding(request, exchange, endpoint, key(scope, name, endpoint),
                 RequestContext.fingerprint(request, method.fingerprintHeaders()), null, method.config());
     }
 
@@ -261,14 +260,14 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
         return IdempotentRequests.scope(endpoint, principal);
     }
 
-    private @Nullable Execution admitKey(MethodInvocation invocation, HttpServletRequest request, MethodSettings method,
-            String endpoint, String scope) {
+    private @Nullable Execution admitKey(MethodInvocation invocation, HttpServletRequest request,
+            IdempotentExchange exchange, MethodSettings method, String endpoint, String scope) {
         String name = keyName(invocation, request, method, endpoint);
         if (name == null) {
             return null;
         }
         Fingerprint fingerprint = RequestContext.fingerprint(request, method.fingerprintHeaders());
-        return admit(request, key(scope, name, endpoint), fingerprint, method.config(), method, endpoint, null);
+        return admit(request, exchange, key(scope, name, endpoint), fingerprint, method.config(), method, endpoint, null);
     }
 
     private IdempotencyKey key(String scope, String name, String endpoint) {
@@ -312,11 +311,17 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
         }
     }
 
-    private Execution admitToken(HttpServletRequest request, MethodSettings method, String endpoint, String scope) {
-        OneTimeToken token = (OneTimeToken) request.getAttribute(TokenHandlerInterceptor.VERIFIED_TOKEN);
+    private static OneTimeToken verifiedToken(IdempotentExchange exchange, String endpoint) {
+        OneTimeToken token = exchange.verifiedToken();
         if (token == null) {
             throw new IllegalStateException("TokenHandlerInterceptor did not verify the token of " + endpoint);
         }
+        return token;
+    }
+
+    private Execution admitToken(HttpServletRequest request, IdempotentExchange exchange, MethodSettings method,
+            String endpoint, String scope) {
+        OneTimeToken token = verifiedToken(exchange, endpoint);
         IdempotencyKey resultKey = IdempotentRequests.tokenResultKey(scope, token);
         boolean consumed = IdempotentRequests.consume(tokens, token, method.config(),
                 () -> recorder.record(OutcomeRecorder.LAYER_BUSINESS, "store_error", endpoint));
@@ -331,7 +336,7 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
                 : null;
         Fingerprint fingerprint = Fingerprint.of(request.getMethod(), request.getRequestURI());
         try {
-            return admit(request, resultKey, fingerprint, method.config(), method, endpoint, restore);
+            return admit(request, exchange, resultKey, fingerprint, method.config(), method, endpoint, restore);
         } catch (OnlyOnceRejection rejected) {
             // the token was consumed but the method will not run (the result store refused, 503):
             // give it back whatever the failure mode, so the retry the 503 asks for is not told
@@ -341,23 +346,24 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
         }
     }
 
-    private Execution admit(HttpServletRequest request, IdempotencyKey key, Fingerprint fingerprint, IdempotencyConfig config,
-            MethodSettings method, String endpoint, @Nullable Runnable onFailure) {
+    private Execution admit(HttpServletRequest request, IdempotentExchange exchange, IdempotencyKey key,
+            Fingerprint fingerprint, IdempotencyConfig config, MethodSettings method, String endpoint,
+            @Nullable Runnable onFailure) {
         Admission admission = engine.admit(key, fingerprint, config);
         if (admission instanceof Admission.Decided decided) {
-            throw reject(request, decided.outcome(), endpoint);
+            throw reject(request, exchange, decided.outcome(), endpoint);
         }
         Execution execution = durations.timed(endpoint, ((Admission.Admitted) admission).execution());
         if (!execution.isProtected()) {
             recorder.record(OutcomeRecorder.LAYER_BUSINESS, "store_error", endpoint);
         }
         recorder.record(OutcomeRecorder.LAYER_BUSINESS, "executed", endpoint);
-        request.setAttribute(PendingExecution.ATTRIBUTE,
-                new PendingExecution(execution, method.replayHeaders(), method.maxBodySize(), onFailure));
+        exchange.admitted(new PendingExecution(execution, method.replayHeaders(), method.maxBodySize(), onFailure));
         return execution;
     }
 
-    private OnlyOnceRejection reject(HttpServletRequest request, Outcome outcome, String endpoint) {
+    private OnlyOnceRejection reject(HttpServletRequest request, IdempotentExchange exchange, Outcome outcome,
+            String endpoint) {
         if (outcome instanceof Outcome.Replayed replayed) {
             if (!Negotiation.acceptable(request, replayed.response())) {
                 recorder.record(OutcomeRecorder.LAYER_BUSINESS, "not_acceptable", endpoint);
@@ -365,12 +371,7 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
             }
             recorder.record(OutcomeRecorder.LAYER_BUSINESS, "replayed", endpoint);
             // written by OnlyOnceFilter straight to the response, past every converter and advice
-            CapturingResponse response = OnlyOnceFilter.capturingResponse(request);
-            if (response != null) {
-                response.startCapture();
-            }
-            request.setAttribute(OnlyOnceFilter.REPLAY, replayed.response());
-            return OnlyOnceRejection.replay(replayed.response());
+            return exchange.answer(OnlyOnceRejection.replay(replayed.response()));
         }
         recorder.record(OutcomeRecorder.LAYER_BUSINESS, IdempotentRequests.metricName(outcome), endpoint);
         return IdempotentRequests.refusal(outcome, outcome instanceof Outcome.InProgress inProgress

@@ -87,7 +87,8 @@ public class OnlyOnceExceptionHandler {
     @ExceptionHandler(OnlyOnceRejection.class)
     public @Nullable ResponseEntity<?> handle(OnlyOnceRejection rejection, HttpServletRequest request,
             HttpServletResponse response) {
-        if (rejection.replayedResponse() != null || request.getAttribute(OnlyOnceFilter.REJECTION) == rejection) {
+        IdempotentExchange exchange = IdempotentExchange.of(request);
+        if (rejection.replayedResponse() != null || exchange != null && exchange.answers(rejection)) {
             return null;
         }
         return problem(rejection, request);
@@ -99,11 +100,11 @@ public class OnlyOnceExceptionHandler {
      * the filter did not see.
      */
     private @Nullable ResponseEntity<?> pastTheWrappers(HttpServletRequest request, OnlyOnceRejection rejection) {
-        CapturingResponse capture = OnlyOnceFilter.capturingResponse(request);
-        if (capture == null || capture.isCommitted()) {
+        IdempotentExchange exchange = IdempotentExchange.of(request);
+        if (exchange == null || exchange.capture().isCommitted()) {
             return problem(rejection, request);
         }
-        OnlyOnceFilter.remember(request, rejection);
+        exchange.refuse(rejection);
         return null;
     }
 

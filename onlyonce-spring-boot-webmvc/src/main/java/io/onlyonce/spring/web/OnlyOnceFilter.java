@@ -5,7 +5,7 @@ import io.onlyonce.spring.http.ProblemType;
 import io.onlyonce.spring.http.OnlyOnceProblems;
 import io.onlyonce.StoredResponse;
 import io.onlyonce.engine.Outcome;
-import io.onlyonce.internal.json.Json;
+import io.onlyonce.json.Json;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.DispatcherType;
@@ -60,10 +60,6 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
 
     private static final Logger log = LoggerFactory.getLogger(OnlyOnceFilter.class);
     private static final Set<String> BODY_METHODS = Set.of("POST", "PUT", "PATCH", "DELETE");
-    /** Request attribute holding the stored response to replay. */
-    static final String REPLAY = OnlyOnceFilter.class.getName() + ".replay";
-    /** Request attribute holding the problem a protected request was refused with. */
-    static final String REJECTION = OnlyOnceFilter.class.getName() + ".rejection";
 
     private final long maxBodySize;
     private final OnlyOnceProblems problems;
@@ -78,40 +74,13 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
     }
 
     /**
-     * Remembers that {@code request} was refused with {@code rejection}, and holds back what the
-     * application writes from now on: this filter answers the refusal's problem itself, whatever an
-     * application exception handler or result wrapper made of it (a global
-     * {@code @ExceptionHandler(Exception.class)} answering 200 or 500), so that 409 still means "in
-     * progress" and 503 still means "retry later".
-     */
-    static void remember(HttpServletRequest request, OnlyOnceRejection rejection) {
-        if (rejection.problemType() != null) {
-            request.setAttribute(REJECTION, rejection);
-            CapturingResponse capture = capturingResponse(request);
-            if (capture != null && !capture.isCapturing() && !capture.isCommitted()) {
-                capture.startCapture();
-            }
-        }
-    }
-
-    /**
      * Has this filter answer {@code rejection} for a handler that decided without {@code @Idempotent}
-     * (with {@code RedisAtomicExecutor}, say): a replay byte for byte with {@code Idempotent-Replayed},
-     * a problem as every refusal of OnlyOnce's, in both cases past the application's converters,
-     * advice and exception handlers. Throw what it returns.
+     * (with {@code RedisAtomicExecutor}, say): see {@link IdempotentExchange#answer}. Throw what it
+     * returns.
      */
     public static OnlyOnceRejection answer(HttpServletRequest request, OnlyOnceRejection rejection) {
-        StoredResponse replay = rejection.replayedResponse();
-        if (replay != null) {
-            CapturingResponse capture = capturingResponse(request);
-            if (capture != null && !capture.isCapturing() && !capture.isCommitted()) {
-                capture.startCapture();
-            }
-            request.setAttribute(REPLAY, replay);
-        } else {
-            remember(request, rejection);
-        }
-        return rejection;
+        IdempotentExchange exchange = IdempotentExchange.of(request);
+        return exchange == null ? rejection : exchange.answer(rejection);
     }
 
     @Override
@@ -131,13 +100,14 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
             filterErrorDispatch(request, response, chain);
             return;
         }
-        CapturingResponse existing = capturingResponse(request);
+        IdempotentExchange existing = IdempotentExchange.of(request);
         if (isAsyncDispatch(request) && existing != null) {
             // the asynchronous answer is written now: into the same capture as the first dispatch
-            HttpServletResponse target = WebUtils.getNativeResponse(response, CapturingResponse.class) == existing
+            CapturingResponse capture = existing.capture();
+            HttpServletResponse target = WebUtils.getNativeResponse(response, CapturingResponse.class) == capture
                     ? response
-                    : existing;
-            PendingExecution pending = (PendingExecution) request.getAttribute(PendingExecution.ATTRIBUTE);
+                    : capture;
+            PendingExecution pending = existing.pending();
             if (pending != null) {
                 pending.concurrentResult(WebAsyncUtils.getAsyncManager(request).getConcurrentResult());
             }
@@ -151,31 +121,31 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
             wrappedRequest = created;
         }
         CapturingResponse wrappedResponse = new CapturingResponse(response);
-        wrappedRequest.setAttribute(CapturingResponse.class.getName(), wrappedResponse);
-        finish(wrappedRequest, wrappedResponse, chain, wrappedRequest, wrappedResponse, created);
+        IdempotentExchange exchange = IdempotentExchange.open(wrappedRequest, wrappedResponse);
+        finish(wrappedRequest, exchange, chain, wrappedRequest, wrappedResponse, created);
     }
 
     /** Runs the chain, then replays, records or waits for the asynchronous answer. */
-    private void finish(HttpServletRequest request, CapturingResponse capture, FilterChain chain,
+    private void finish(HttpServletRequest request, IdempotentExchange exchange, FilterChain chain,
             HttpServletRequest chainRequest, HttpServletResponse chainResponse, @Nullable DigestingRequest created)
             throws ServletException, IOException {
+        CapturingResponse capture = exchange.capture();
         boolean async = false;
         try {
             try {
                 chain.doFilter(chainRequest, chainResponse);
             } catch (IOException | ServletException | RuntimeException | Error failure) {
-                StoredResponse replay = (StoredResponse) request.getAttribute(REPLAY);
+                StoredResponse replay = exchange.takeReplay();
                 if (replay != null) {
                     // an application handler turned the replay into an error: the replay stands
-                    writeReplay(request, capture, replay);
+                    writeReplay(capture, replay);
                     return;
                 }
-                OnlyOnceRejection rejection = (OnlyOnceRejection) request.getAttribute(REJECTION);
-                if (rejection != null && !capture.isCommitted()) {
-                    writeProblem(request, capture, rejection);
+                if (exchange.isRefused() && !capture.isCommitted()) {
+                    writeProblem(request, exchange, java.util.Objects.requireNonNull(exchange.takeRefusal()));
                     return;
                 }
-                fail(request, failure);
+                fail(exchange, failure);
                 throw failure;
             }
             if (request.isAsyncStarted()) {
@@ -184,25 +154,23 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
                 if (created != null) {
                     request.getAsyncContext().addListener(closing(created));
                 }
-                PendingExecution pending = (PendingExecution) request.getAttribute(PendingExecution.ATTRIBUTE);
+                PendingExecution pending = exchange.pending();
                 if (pending != null) {
                     request.getAsyncContext().addListener(interrupting(pending));
                 }
                 return;
             }
-            StoredResponse replay = (StoredResponse) request.getAttribute(REPLAY);
+            StoredResponse replay = exchange.takeReplay();
             if (replay != null) {
-                writeReplay(request, capture, replay);
+                writeReplay(capture, replay);
                 return;
             }
-            OnlyOnceRejection rejection = (OnlyOnceRejection) request.getAttribute(REJECTION);
-            if (rejection != null && !capture.isCommitted()) {
-                writeProblem(request, capture, rejection);
+            if (exchange.isRefused() && !capture.isCommitted()) {
+                writeProblem(request, exchange, java.util.Objects.requireNonNull(exchange.takeRefusal()));
                 return;
             }
-            PendingExecution pending = (PendingExecution) request.getAttribute(PendingExecution.ATTRIBUTE);
-            if (pending != null && !capture.isErrorSent()) {
-                request.removeAttribute(PendingExecution.ATTRIBUTE);
+            if (exchange.pending() != null && !capture.isErrorSent()) {
+                PendingExecution pending = java.util.Objects.requireNonNull(exchange.takePending());
                 if (pending.claimForRecording()) {
                     record(request, pending, capture);
                 }
@@ -217,9 +185,7 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
     }
 
     /** Writes a stored response to the client as it was first sent, over whatever MVC prepared. */
-    private static void writeReplay(HttpServletRequest request, CapturingResponse capture, StoredResponse replay)
-            throws IOException {
-        request.removeAttribute(REPLAY);
+    private static void writeReplay(CapturingResponse capture, StoredResponse replay) throws IOException {
         capture.discardCapture();
         HttpServletResponse real = (HttpServletResponse) capture.getResponse();
         if (real.isCommitted()) {
@@ -247,12 +213,12 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
     }
 
     /** Answers the refusal's problem, over whatever an application handler made of it. */
-    private void writeProblem(HttpServletRequest request, CapturingResponse capture, OnlyOnceRejection rejection)
+    private void writeProblem(HttpServletRequest request, IdempotentExchange exchange, OnlyOnceRejection rejection)
             throws IOException {
-        request.removeAttribute(REJECTION);
+        CapturingResponse capture = exchange.capture();
         // a method that ran and failed (the outbox could not record its message): its key is freed
         // before the client learns of the failure, so that a retry runs
-        fail(request, rejection);
+        fail(exchange, rejection);
         ProblemType type = java.util.Objects.requireNonNull(rejection.problemType());
         ProblemDetail problem = problems.create(type, RequestLanguage.of(request));
         Map<String, Object> body = new LinkedHashMap<>();
@@ -279,12 +245,12 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
     /** The container renders an error page for a protected request: record that answer. */
     private void filterErrorDispatch(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        PendingExecution pending = (PendingExecution) request.getAttribute(PendingExecution.ATTRIBUTE);
+        IdempotentExchange exchange = IdempotentExchange.of(request);
+        PendingExecution pending = exchange == null ? null : exchange.takePending();
         if (pending == null) {
             chain.doFilter(request, response);
             return;
         }
-        request.removeAttribute(PendingExecution.ATTRIBUTE);
         if (!pending.claimForRecording()) {
             chain.doFilter(request, response);
             return;
@@ -296,12 +262,7 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
         }
         CapturingResponse capture = new CapturingResponse(response);
         // the headers the method's dispatch set before it ran stay the current request's
-        CapturingResponse first = capturingResponse(request);
-        if (first == null) {
-            capture.startCapture();
-        } else {
-            capture.startCapture(first.headersBeforeCapture());
-        }
+        capture.startCapture(exchange.capture().headersBeforeCapture());
         try {
             chain.doFilter(request, capture);
         } catch (IOException | ServletException | RuntimeException | Error failure) {
@@ -321,20 +282,18 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
         return new ServletRequestListener() {
             @Override
             public void requestDestroyed(ServletRequestEvent event) {
-                ServletRequest request = event.getServletRequest();
-                PendingExecution pending = (PendingExecution) request.getAttribute(PendingExecution.ATTRIBUTE);
-                if (pending == null) {
+                IdempotentExchange exchange = IdempotentExchange.of(event.getServletRequest());
+                PendingExecution pending = exchange == null ? null : exchange.takePending();
+                if (exchange == null || pending == null) {
                     return;
                 }
-                request.removeAttribute(PendingExecution.ATTRIBUTE);
-                CapturingResponse capture = (CapturingResponse) request.getAttribute(CapturingResponse.class.getName());
-                if (capture != null && capture.isErrorSent()) {
+                if (exchange.capture().isErrorSent()) {
                     // the method ran and answered through sendError, with no error page to record:
                     // keep a deterministic answer's key without its response, release a failure's
                     if (!pending.claimForRecording()) {
                         return;
                     }
-                    Outcome.Executed executed = pending.execution().completeWithoutResponse(capture.getStatus());
+                    Outcome.Executed executed = pending.execution().completeWithoutResponse(exchange.capture().getStatus());
                     if (executed.recording() == Outcome.Recording.RELEASED && pending.onFailure() != null) {
                         pending.onFailure().run();
                     }
@@ -350,7 +309,7 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
      * a header no store may keep) is completed without its response: the work ran, so its key stays
      * taken and retries are told so.
      */
-    private static void record(HttpServletRequest request, PendingExecution pending, CapturingResponse response) {
+    private static void record(ServletRequest request, PendingExecution pending, CapturingResponse response) {
         int status = response.getStatus();
         byte[] body = response.capturedBody();
         Outcome.Executed executed;
@@ -401,7 +360,7 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
      * Spring MVC for an exception handled without a view (every {@code @ResponseBody} handler,
      * {@code sendError}) and for one rendered as an error view.
      */
-    private static @Nullable Object answerFailure(HttpServletRequest request) {
+    private static @Nullable Object answerFailure(ServletRequest request) {
         Object resolved = request.getAttribute(DispatcherServlet.EXCEPTION_ATTRIBUTE);
         return resolved != null ? resolved : request.getAttribute(WebUtils.ERROR_EXCEPTION_ATTRIBUTE);
     }
@@ -427,10 +386,9 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
         return headers;
     }
 
-    private static void fail(HttpServletRequest request, Throwable failure) {
-        PendingExecution pending = (PendingExecution) request.getAttribute(PendingExecution.ATTRIBUTE);
+    private static void fail(IdempotentExchange exchange, Throwable failure) {
+        PendingExecution pending = exchange.takePending();
         if (pending != null) {
-            request.removeAttribute(PendingExecution.ATTRIBUTE);
             pending.abandoned(failure);
         }
     }
@@ -479,10 +437,5 @@ public final class OnlyOnceFilter extends OncePerRequestFilter {
                 event.getAsyncContext().addListener(this);
             }
         };
-    }
-
-    /** The capturing response installed by this filter, or null when the filter is not in the chain. */
-    static @Nullable CapturingResponse capturingResponse(HttpServletRequest request) {
-        return (CapturingResponse) request.getAttribute(CapturingResponse.class.getName());
     }
 }

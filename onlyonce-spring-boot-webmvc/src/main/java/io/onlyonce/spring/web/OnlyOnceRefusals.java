@@ -45,12 +45,13 @@ public final class OnlyOnceRefusals implements HandlerExceptionResolver, Ordered
     @Override
     public @Nullable ModelAndView resolveException(HttpServletRequest request, HttpServletResponse response,
             @Nullable Object handler, Exception failure) {
-        if (request.getAttribute(OnlyOnceFilter.REJECTION) != null) {
+        IdempotentExchange exchange = IdempotentExchange.of(request);
+        if (exchange == null || exchange.isRefused()) {
             return null;
         }
         OnlyOnceRejection rejection = rejection(failure, unavailableRetryAfter);
         if (rejection != null) {
-            OnlyOnceFilter.remember(request, rejection);
+            exchange.refuse(rejection);
         }
         return null;
     }

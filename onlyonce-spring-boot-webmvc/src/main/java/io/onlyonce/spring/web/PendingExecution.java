@@ -6,8 +6,9 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.web.context.request.async.AsyncRequestTimeoutException;
 
 /**
- * An admitted execution waiting for its answer, kept in a request attribute between the method
- * interceptor (which admits) and {@link OnlyOnceFilter} (which records the serialised answer).
+ * An admitted execution waiting for its answer, kept on the request's {@link IdempotentExchange}
+ * between the method interceptor (which admits) and {@link OnlyOnceFilter} (which records the
+ * serialised answer).
  * Finished exactly once:
  * <ul>
  *   <li>when the answer is written ({@link #claimForRecording}), the filter records it. If the
@@ -24,8 +25,6 @@ import org.springframework.web.context.request.async.AsyncRequestTimeoutExceptio
  * </ul>
  */
 final class PendingExecution {
-
-    static final String ATTRIBUTE = PendingExecution.class.getName();
 
     private enum Work { RUNNING, SUCCEEDED, FAILED }
 

@@ -19,13 +19,14 @@ public interface SelfDecided {
      * What OnlyOnce resolved for the request.
      *
      * @param request the request
+     * @param exchange its idempotency state, which answers a refusal or replay the argument decides
      * @param endpoint its route, as OnlyOnce's metrics name it
      * @param key the record's key (from the {@code Idempotency-Key}, or derived from the token)
      * @param fingerprint the request's fingerprint, as the two-step path computes it
      * @param token the verified one-time token of a TOKEN method, else null
      * @param config the method's settings (retention, the Retry-After of a store outage)
      */
-    record Binding(HttpServletRequest request, String endpoint, IdempotencyKey key, Fingerprint fingerprint,
+    record Binding(HttpServletRequest request, IdempotentExchange exchange, String endpoint, IdempotencyKey key, Fingerprint fingerprint,
             @Nullable OneTimeToken token, IdempotencyConfig config) {
     }
 

@@ -73,7 +73,7 @@ public class TokenEndpoint {
         try {
             return issueFor(request, scopeParameter, body);
         } catch (OnlyOnceRejection rejection) {
-            OnlyOnceFilter.remember(request, rejection);
+            IdempotentExchange.refuse(request, rejection);
             throw rejection;
         }
     }

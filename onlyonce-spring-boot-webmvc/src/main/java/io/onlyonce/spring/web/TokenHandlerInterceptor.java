@@ -12,6 +12,7 @@ import org.springframework.web.servlet.HandlerMapping;
 import jakarta.servlet.http.HttpServletResponse;
 import java.util.Collections;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.HandlerInterceptor;
@@ -23,9 +24,6 @@ import org.springframework.web.servlet.HandlerInterceptor;
  * the method runs; the store decides whether the token is still alive (else 409).
  */
 public final class TokenHandlerInterceptor implements HandlerInterceptor {
-
-    /** Request attribute holding the verified {@link io.onlyonce.token.OneTimeToken}. */
-    static final String VERIFIED_TOKEN = TokenHandlerInterceptor.class.getName() + ".token";
 
     private final TokenService tokens;
     private final PrincipalResolver principals;
@@ -44,15 +42,18 @@ public final class TokenHandlerInterceptor implements HandlerInterceptor {
 
     @Override
     public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler) {
+        IdempotentExchange exchange = IdempotentExchange.of(request);
         try {
-            return verify(request, handler);
+            return verify(request, exchange, handler);
         } catch (OnlyOnceRejection rejection) {
-            OnlyOnceFilter.remember(request, rejection);
+            if (exchange != null) {
+                exchange.refuse(rejection);
+            }
             throw rejection;
         }
     }
 
-    private boolean verify(HttpServletRequest request, Object handler) {
+    private boolean verify(HttpServletRequest request, @Nullable IdempotentExchange exchange, Object handler) {
         if (!(handler instanceof HandlerMethod method)) {
             return true;
         }
@@ -66,9 +67,12 @@ public final class TokenHandlerInterceptor implements HandlerInterceptor {
             recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
             throw OnlyOnceRejection.problem(ProblemType.PRINCIPAL_REQUIRED);
         }
+        if (exchange == null) {
+            throw new IllegalStateException("OnlyOnceFilter is not installed in front of " + method.getMethod());
+        }
         try {
-            request.setAttribute(VERIFIED_TOKEN, IdempotentRequests.verifiedToken(tokens,
-                    Collections.list(request.getHeaders(header)), principal, IdempotentRequests.tokenScope(idempotent.scope(), pathVariables(request))));
+            exchange.verified(IdempotentRequests.verifiedToken(tokens, Collections.list(request.getHeaders(header)),
+                    principal, IdempotentRequests.tokenScope(idempotent.scope(), pathVariables(request))));
             return true;
         } catch (OnlyOnceRejection refused) {
             recorder.record(OutcomeRecorder.LAYER_BUSINESS,

@@ -63,6 +63,26 @@ public class EdgeController {
         }
     }
 
+    /** The names of the request attributes OnlyOnce set while the method runs (KEY and TOKEN strategies). */
+    @PostMapping("/edge/attributes")
+    @Idempotent
+    public java.util.List<String> attributes(jakarta.servlet.http.HttpServletRequest request) {
+        return ours(request);
+    }
+
+    @PostMapping("/edge/attributes-token")
+    @Idempotent(strategy = Idempotent.Strategy.TOKEN)
+    public java.util.List<String> attributesOfATokenRequest(jakarta.servlet.http.HttpServletRequest request) {
+        return ours(request);
+    }
+
+    private static java.util.List<String> ours(jakarta.servlet.http.HttpServletRequest request) {
+        return java.util.Collections.list(request.getAttributeNames()).stream()
+                .filter(name -> name.startsWith("io.onlyonce."))
+                .sorted()
+                .toList();
+    }
+
     /** A 201 with a pagination Link header longer than 64 KiB. */
     @PostMapping("/edge/link")
     @Idempotent

@@ -1,7 +1,7 @@
 package io.onlyonce;
 
 import io.onlyonce.internal.JsonCanonicalizer;
-import io.onlyonce.internal.StrictUtf8;
+import io.onlyonce.support.StrictUtf8;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

@@ -1,6 +1,6 @@
 package io.onlyonce;
 
-import io.onlyonce.internal.StrictUtf8;
+import io.onlyonce.support.StrictUtf8;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Base64;

@@ -1,6 +1,6 @@
 package io.onlyonce;
 
-import io.onlyonce.internal.StrictUtf8;
+import io.onlyonce.support.StrictUtf8;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;

@@ -2,7 +2,7 @@ package io.onlyonce.bench;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.onlyonce.jdbc.JdbcDialect;
+import io.onlyonce.jdbc.sql.JdbcDialect;
 import io.onlyonce.messaging.JdbcOutbox;
 import io.onlyonce.messaging.MessageHandler;
 import io.onlyonce.messaging.MessagingSchema;

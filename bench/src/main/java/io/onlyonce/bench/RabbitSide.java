@@ -1,7 +1,7 @@
 package io.onlyonce.bench;
 
 import com.rabbitmq.client.Channel;
-import io.onlyonce.jdbc.JdbcDialect;
+import io.onlyonce.jdbc.sql.JdbcDialect;
 import io.onlyonce.messaging.ConsumerConfig;
 import io.onlyonce.messaging.IdempotentConsumer;
 import io.onlyonce.messaging.MessageHandler;

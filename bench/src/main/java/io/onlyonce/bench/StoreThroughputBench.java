@@ -11,7 +11,7 @@ import io.lettuce.core.codec.ByteArrayCodec;
 import io.onlyonce.Fingerprint;
 import io.onlyonce.IdempotencyKey;
 import io.onlyonce.StoredResponse;
-import io.onlyonce.jdbc.JdbcDialect;
+import io.onlyonce.jdbc.sql.JdbcDialect;
 import io.onlyonce.jdbc.JdbcIdempotencyStore;
 import io.onlyonce.jdbc.JdbcSchema;
 import io.onlyonce.memory.InMemoryIdempotencyStore;

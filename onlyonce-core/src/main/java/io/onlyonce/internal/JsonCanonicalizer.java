@@ -1,7 +1,7 @@
 package io.onlyonce.internal;
 
-import io.onlyonce.internal.json.Json;
-import io.onlyonce.internal.json.NotJsonException;
+import io.onlyonce.json.Json;
+import io.onlyonce.json.NotJsonException;
 
 /**
  * Canonical form of a JSON document for fingerprinting: object keys sorted at every level,

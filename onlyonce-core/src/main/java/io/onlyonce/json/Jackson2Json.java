@@ -1,4 +1,4 @@
-package io.onlyonce.internal.json;
+package io.onlyonce.json;
 
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;

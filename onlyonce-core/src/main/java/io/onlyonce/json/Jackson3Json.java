@@ -1,4 +1,4 @@
-package io.onlyonce.internal.json;
+package io.onlyonce.json;
 
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;

@@ -1,4 +1,4 @@
-package io.onlyonce.internal.json;
+package io.onlyonce.json;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.onlyonce.internal.json;
+package io.onlyonce.json;
 
 /** The bytes given to {@link Json} are not one well-formed JSON document. */
 public final class NotJsonException extends Exception {

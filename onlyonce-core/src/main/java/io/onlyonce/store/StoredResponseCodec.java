@@ -1,7 +1,7 @@
 package io.onlyonce.store;
 
 import io.onlyonce.StoredResponse;
-import io.onlyonce.internal.StrictUtf8;
+import io.onlyonce.support.StrictUtf8;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;

@@ -1,4 +1,4 @@
-package io.onlyonce.internal;
+package io.onlyonce.support;
 
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;

@@ -1,4 +1,4 @@
-package io.onlyonce.internal;
+package io.onlyonce.support;
 
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;

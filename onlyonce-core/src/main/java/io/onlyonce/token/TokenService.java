@@ -6,7 +6,7 @@ import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.internal.SecureRandoms;
-import io.onlyonce.internal.StrictUtf8;
+import io.onlyonce.support.StrictUtf8;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Base64;

@@ -1,4 +1,4 @@
-package io.onlyonce.internal.json;
+package io.onlyonce.json;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.onlyonce.internal;
+package io.onlyonce.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

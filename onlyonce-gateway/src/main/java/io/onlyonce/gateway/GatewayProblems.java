@@ -1,6 +1,6 @@
 package io.onlyonce.gateway;
 
-import io.onlyonce.internal.json.Json;
+import io.onlyonce.json.Json;
 import java.text.MessageFormat;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -138,7 +138,8 @@ public class RequestDedupGatewayFilterFactory extends AbstractGatewayFilterFacto
     private Mono<Void> decide(ServerWebExchange exchange, GatewayFilterChain chain, String routeId, DedupRule rule,
             @Nullable RequestBody body, String caller) {
         ServerHttpRequest request = exchange.getRequest();
-        RequestFingerprints parts = new RequestFingerprints(request, rule,
+        RequestFingerprints parts = new RequestFingerprints(request,
+                new RequestFingerprints.Recipe(rule.fields(), rule.ignoredParameters(), rule.numericVariables()),
                 ServerWebExchangeUtils.getUriTemplateVariables(exchange), body, caller);
         String businessIdSource = rule.businessIdSource();
         if (businessIdSource != null && rule.businessIdPattern() != null) {

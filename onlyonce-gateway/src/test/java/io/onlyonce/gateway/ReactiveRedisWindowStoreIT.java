@@ -60,7 +60,15 @@ class ReactiveRedisWindowStoreIT {
     @AfterAll
     static void deleteKeysAndDisconnect() {
         try {
-            List<byte[]> keys = commands().keys(bytes(PREFIX + "*"));
+            // SCAN, not KEYS: its signature is the same on Lettuce 6 (Boot 3.5) and 7
+            List<byte[]> keys = new java.util.ArrayList<>();
+            io.lettuce.core.ScanCursor cursor = io.lettuce.core.ScanCursor.INITIAL;
+            do {
+                io.lettuce.core.KeyScanCursor<byte[]> page =
+                        commands().scan(cursor, io.lettuce.core.ScanArgs.Builder.matches(PREFIX + "*").limit(1000));
+                keys.addAll(page.getKeys());
+                cursor = page;
+            } while (!cursor.isFinished());
             if (!keys.isEmpty()) {
                 commands().del(keys.toArray(byte[][]::new));
             }

@@ -1,5 +1,6 @@
 package io.onlyonce.jdbc;
 
+import io.onlyonce.jdbc.sql.JdbcDialect;
 import io.onlyonce.Fingerprint;
 import io.onlyonce.IdempotencyKey;
 import io.onlyonce.StoreUnavailableException;
@@ -7,8 +8,8 @@ import io.onlyonce.StoredResponse;
 import io.onlyonce.jdbc.internal.ExpiredRows;
 import io.onlyonce.jdbc.internal.HeaderLines;
 import io.onlyonce.jdbc.internal.IdempotencySql;
-import io.onlyonce.jdbc.internal.Jdbc;
-import io.onlyonce.jdbc.internal.ServerClock;
+import io.onlyonce.jdbc.sql.Jdbc;
+import io.onlyonce.jdbc.sql.ServerClock;
 import io.onlyonce.store.ClaimResult;
 import io.onlyonce.store.IdempotencyRecord;
 import io.onlyonce.store.IdempotencyStore;

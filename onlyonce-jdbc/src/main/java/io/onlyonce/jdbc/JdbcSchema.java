@@ -1,6 +1,7 @@
 package io.onlyonce.jdbc;
 
-import io.onlyonce.jdbc.internal.Jdbc;
+import io.onlyonce.jdbc.sql.JdbcDialect;
+import io.onlyonce.jdbc.sql.Jdbc;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

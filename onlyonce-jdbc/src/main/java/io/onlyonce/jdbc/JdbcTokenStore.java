@@ -1,9 +1,10 @@
 package io.onlyonce.jdbc;
 
+import io.onlyonce.jdbc.sql.JdbcDialect;
 import io.onlyonce.jdbc.internal.ExpiredRows;
-import io.onlyonce.jdbc.internal.InsertIfAbsent;
-import io.onlyonce.jdbc.internal.Jdbc;
-import io.onlyonce.jdbc.internal.ServerClock;
+import io.onlyonce.jdbc.sql.InsertIfAbsent;
+import io.onlyonce.jdbc.sql.Jdbc;
+import io.onlyonce.jdbc.sql.ServerClock;
 import io.onlyonce.token.OneTimeToken;
 import io.onlyonce.token.TokenStore;
 import java.sql.PreparedStatement;

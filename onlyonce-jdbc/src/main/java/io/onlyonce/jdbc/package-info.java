@@ -3,7 +3,7 @@
  * and H2.
  *
  * <pre>{@code
- * JdbcDialect dialect = JdbcDialect.detect(dataSource);
+ * JdbcDialect dialect = JdbcDialect.detect(dataSource);    // io.onlyonce.jdbc.sql
  * JdbcSchema.apply(dataSource, dialect);          // or let Flyway run db/onlyonce/<dialect>
  * IdempotencyStore store = new JdbcIdempotencyStore(dataSource, dialect);
  * }</pre>

@@ -1,12 +1,13 @@
 package io.onlyonce.jdbc;
 
+import io.onlyonce.jdbc.sql.JdbcDialect;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.onlyonce.Fingerprint;
 import io.onlyonce.IdempotencyKey;
 import io.onlyonce.StoreUnavailableException;
-import io.onlyonce.jdbc.internal.Jdbc;
+import io.onlyonce.jdbc.sql.Jdbc;
 import io.onlyonce.store.ClaimResult;
 import io.onlyonce.token.OneTimeToken;
 import java.sql.SQLException;

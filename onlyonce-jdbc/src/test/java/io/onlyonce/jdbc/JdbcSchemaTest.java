@@ -1,5 +1,6 @@
 package io.onlyonce.jdbc;
 
+import io.onlyonce.jdbc.sql.JdbcDialect;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,8 +1,9 @@
 package io.onlyonce.jdbc;
 
+import io.onlyonce.jdbc.sql.JdbcDialect;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.onlyonce.jdbc.internal.ServerClock;
+import io.onlyonce.jdbc.sql.ServerClock;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;

@@ -2,7 +2,7 @@ package io.onlyonce.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.onlyonce.jdbc.internal.ServerClock;
+import io.onlyonce.jdbc.sql.ServerClock;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -1,9 +1,10 @@
 package io.onlyonce.jdbc;
 
+import io.onlyonce.jdbc.sql.JdbcDialect;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.onlyonce.jdbc.internal.ServerClock;
+import io.onlyonce.jdbc.sql.ServerClock;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;

@@ -1,11 +1,8 @@
-package io.onlyonce.messaging.internal;
+package io.onlyonce.messaging;
 
 import io.onlyonce.IdempotencyKey;
-import io.onlyonce.messaging.ConsumerConfig;
-import io.onlyonce.messaging.ConsumerStats;
-import io.onlyonce.messaging.Delivery;
-import io.onlyonce.messaging.InboundMessage;
-import io.onlyonce.messaging.PermanentMessageFailure;
+import io.onlyonce.messaging.internal.Backoff;
+import io.onlyonce.messaging.internal.ShortError;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
@@ -17,7 +14,7 @@ import org.slf4j.MDC;
  * between attempts, and the MDC of the delivery ({@value #MDC_REQUEST_ID} from the message's
  * {@value #REQUEST_ID_HEADER} header, and {@value #MDC_MESSAGE_ID}).
  */
-public final class ConsumerSupport {
+final class ConsumerSupport {
 
     /** The header that carries the id of the request that caused a message. */
     public static final String REQUEST_ID_HEADER = "X-Request-ID";

@@ -1,8 +1,7 @@
 package io.onlyonce.messaging;
 
-import io.onlyonce.jdbc.JdbcDialect;
-import io.onlyonce.jdbc.internal.Jdbc;
-import io.onlyonce.messaging.internal.ConsumerSupport;
+import io.onlyonce.jdbc.sql.JdbcDialect;
+import io.onlyonce.jdbc.sql.Jdbc;
 import io.onlyonce.messaging.internal.ShortError;
 import io.onlyonce.messaging.internal.Transactions;
 import java.sql.SQLException;

@@ -2,9 +2,9 @@ package io.onlyonce.messaging;
 
 import io.onlyonce.IdempotencyKey;
 import io.onlyonce.StoreUnavailableException;
-import io.onlyonce.jdbc.JdbcDialect;
-import io.onlyonce.jdbc.internal.Jdbc;
-import io.onlyonce.jdbc.internal.ServerClock;
+import io.onlyonce.jdbc.sql.JdbcDialect;
+import io.onlyonce.jdbc.sql.Jdbc;
+import io.onlyonce.jdbc.sql.ServerClock;
 import io.onlyonce.messaging.internal.InboxSql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -1,8 +1,8 @@
 package io.onlyonce.messaging;
 
 import io.onlyonce.StoreUnavailableException;
-import io.onlyonce.internal.StrictUtf8;
-import io.onlyonce.jdbc.JdbcDialect;
+import io.onlyonce.support.StrictUtf8;
+import io.onlyonce.jdbc.sql.JdbcDialect;
 import io.onlyonce.messaging.internal.HeadersJson;
 import io.onlyonce.messaging.internal.OutboxSql;
 import java.nio.charset.StandardCharsets;

@@ -1,7 +1,7 @@
 package io.onlyonce.messaging;
 
-import io.onlyonce.jdbc.JdbcDialect;
-import io.onlyonce.jdbc.internal.Jdbc;
+import io.onlyonce.jdbc.sql.JdbcDialect;
+import io.onlyonce.jdbc.sql.Jdbc;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

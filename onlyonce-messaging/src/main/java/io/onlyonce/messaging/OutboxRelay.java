@@ -1,9 +1,9 @@
 package io.onlyonce.messaging;
 
 import io.onlyonce.StoreUnavailableException;
-import io.onlyonce.jdbc.JdbcDialect;
-import io.onlyonce.jdbc.internal.Jdbc;
-import io.onlyonce.jdbc.internal.ServerClock;
+import io.onlyonce.jdbc.sql.JdbcDialect;
+import io.onlyonce.jdbc.sql.Jdbc;
+import io.onlyonce.jdbc.sql.ServerClock;
 import io.onlyonce.messaging.internal.Backoff;
 import io.onlyonce.messaging.internal.HeadersJson;
 import io.onlyonce.messaging.internal.OutboxSql;

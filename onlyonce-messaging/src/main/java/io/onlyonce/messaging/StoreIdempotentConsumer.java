@@ -9,7 +9,6 @@ import io.onlyonce.engine.IdempotencyConfig;
 import io.onlyonce.engine.IdempotencyEngine;
 import io.onlyonce.engine.Outcome;
 import io.onlyonce.engine.StoreFailurePolicy;
-import io.onlyonce.messaging.internal.ConsumerSupport;
 import io.onlyonce.messaging.internal.ShortError;
 import io.onlyonce.store.IdempotencyStore;
 import java.util.Objects;

@@ -1,7 +1,7 @@
 package io.onlyonce.messaging;
 
-import io.onlyonce.jdbc.JdbcDialect;
-import io.onlyonce.jdbc.internal.ServerClock;
+import io.onlyonce.jdbc.sql.JdbcDialect;
+import io.onlyonce.jdbc.sql.ServerClock;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

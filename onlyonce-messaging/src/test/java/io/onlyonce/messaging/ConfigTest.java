@@ -3,7 +3,7 @@ package io.onlyonce.messaging;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.onlyonce.jdbc.JdbcDialect;
+import io.onlyonce.jdbc.sql.JdbcDialect;
 import io.onlyonce.messaging.internal.Backoff;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

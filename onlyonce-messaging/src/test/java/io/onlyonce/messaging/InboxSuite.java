@@ -165,7 +165,7 @@ abstract class InboxSuite {
 
         Delivery result = consumer.process(delivery(id));
 
-        if (t.dialect() == io.onlyonce.jdbc.JdbcDialect.POSTGRESQL) {
+        if (t.dialect() == io.onlyonce.jdbc.sql.JdbcDialect.POSTGRESQL) {
             assertThat(result.kind()).isEqualTo(Delivery.Kind.DEAD_LETTER);
             assertThat(((Delivery.DeadLetter) result).reason()).startsWith("failed 3 attempts: could not commit: ");
             assertThat(t.effects(id)).isZero();

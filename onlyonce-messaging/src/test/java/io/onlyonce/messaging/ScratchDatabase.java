@@ -2,9 +2,9 @@ package io.onlyonce.messaging;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.onlyonce.jdbc.JdbcDialect;
+import io.onlyonce.jdbc.sql.JdbcDialect;
 import io.onlyonce.jdbc.JdbcSchema;
-import io.onlyonce.jdbc.internal.ServerClock;
+import io.onlyonce.jdbc.sql.ServerClock;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;

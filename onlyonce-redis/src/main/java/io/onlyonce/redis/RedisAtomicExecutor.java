@@ -106,7 +106,7 @@ public final class RedisAtomicExecutor {
     /** As {@link #of(StatefulConnection, RedisStoreConfig)}, computing deadlines on {@code clock}. */
     static RedisAtomicExecutor of(StatefulConnection<byte[], byte[]> connection, RedisStoreConfig config,
             InstantSource clock) {
-        return new RedisAtomicExecutor(ScriptRunner.of(connection, config.commandTimeout()), config, clock);
+        return new RedisAtomicExecutor(LettuceScripts.runner(connection, config.commandTimeout()), config, clock);
     }
 
     /** An executor on a connection made on first use, which it may share with the stores. */

@@ -118,13 +118,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AsyncIdemp
      */
     public static RedisIdempotencyStore standalone(
             StatefulRedisConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisIdempotencyStore(ScriptRunner.of(connection, config.commandTimeout()), config);
+        return new RedisIdempotencyStore(LettuceScripts.runner(connection, config.commandTimeout()), config);
     }
 
     /** A store on a Redis Cluster. The connection must use {@code ByteArrayCodec}. */
     public static RedisIdempotencyStore cluster(
             StatefulRedisClusterConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisIdempotencyStore(ScriptRunner.of(connection, config.commandTimeout()), config);
+        return new RedisIdempotencyStore(LettuceScripts.runner(connection, config.commandTimeout()), config);
     }
 
     /**
@@ -134,7 +134,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AsyncIdemp
      * @throws IllegalArgumentException for any other kind of connection
      */
     public static RedisIdempotencyStore of(StatefulConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisIdempotencyStore(ScriptRunner.of(connection, config.commandTimeout()), config);
+        return new RedisIdempotencyStore(LettuceScripts.runner(connection, config.commandTimeout()), config);
     }
 
     /**

@@ -110,13 +110,13 @@ public final class RedisTokenStore implements TokenStore {
      */
     public static RedisTokenStore standalone(
             StatefulRedisConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisTokenStore(ScriptRunner.of(connection, config.commandTimeout()), config);
+        return new RedisTokenStore(LettuceScripts.runner(connection, config.commandTimeout()), config);
     }
 
     /** A store on a Redis Cluster. The connection must use {@code ByteArrayCodec}. */
     public static RedisTokenStore cluster(
             StatefulRedisClusterConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisTokenStore(ScriptRunner.of(connection, config.commandTimeout()), config);
+        return new RedisTokenStore(LettuceScripts.runner(connection, config.commandTimeout()), config);
     }
 
     /**
@@ -126,7 +126,7 @@ public final class RedisTokenStore implements TokenStore {
      * @throws IllegalArgumentException for any other kind of connection
      */
     public static RedisTokenStore of(StatefulConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisTokenStore(ScriptRunner.of(connection, config.commandTimeout()), config);
+        return new RedisTokenStore(LettuceScripts.runner(connection, config.commandTimeout()), config);
     }
 
     /**

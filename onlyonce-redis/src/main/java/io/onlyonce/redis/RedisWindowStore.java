@@ -60,13 +60,13 @@ public final class RedisWindowStore implements WindowStore {
      */
     public static RedisWindowStore standalone(
             StatefulRedisConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisWindowStore(ScriptRunner.of(connection, config.commandTimeout()), config);
+        return new RedisWindowStore(LettuceScripts.runner(connection, config.commandTimeout()), config);
     }
 
     /** A store on a Redis Cluster. The connection must use {@code ByteArrayCodec}. */
     public static RedisWindowStore cluster(
             StatefulRedisClusterConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisWindowStore(ScriptRunner.of(connection, config.commandTimeout()), config);
+        return new RedisWindowStore(LettuceScripts.runner(connection, config.commandTimeout()), config);
     }
 
     /**
@@ -76,7 +76,7 @@ public final class RedisWindowStore implements WindowStore {
      * @throws IllegalArgumentException for any other kind of connection
      */
     public static RedisWindowStore of(StatefulConnection<byte[], byte[]> connection, RedisStoreConfig config) {
-        return new RedisWindowStore(ScriptRunner.of(connection, config.commandTimeout()), config);
+        return new RedisWindowStore(LettuceScripts.runner(connection, config.commandTimeout()), config);
     }
 
     /**

@@ -1,7 +1,7 @@
 package io.onlyonce.spring;
 
-import io.onlyonce.internal.json.Json;
-import io.onlyonce.internal.json.NotJsonException;
+import io.onlyonce.json.Json;
+import io.onlyonce.json.NotJsonException;
 import java.nio.charset.StandardCharsets;
 import java.util.AbstractMap;
 import java.util.LinkedHashSet;

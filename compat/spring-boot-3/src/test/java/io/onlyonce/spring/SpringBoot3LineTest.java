@@ -2,7 +2,7 @@ package io.onlyonce.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.onlyonce.internal.json.Json;
+import io.onlyonce.json.Json;
 import io.onlyonce.spring.testapp.TestApplication;
 import java.net.http.HttpResponse;
 import java.util.UUID;

@@ -1,6 +1,6 @@
 package io.onlyonce.gateway.internal;
 
-import io.onlyonce.internal.ReleaseLine;
+import io.onlyonce.support.ReleaseLine;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.SpringBootVersion;

@@ -1,9 +1,8 @@
 package io.onlyonce.gateway.internal;
 
 import io.onlyonce.Fingerprint;
-import io.onlyonce.gateway.DedupRule;
-import io.onlyonce.internal.json.Json;
-import io.onlyonce.internal.json.NotJsonException;
+import io.onlyonce.json.Json;
+import io.onlyonce.json.NotJsonException;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -18,15 +17,24 @@ import org.springframework.util.MultiValueMap;
 import org.springframework.web.util.UriComponentsBuilder;
 
 /**
- * What a request is, for the window: the parts a {@link DedupRule} names, each length-prefixed into
+ * What a request is, for the window: the parts a rule ({@code io.onlyonce.gateway.DedupRule}) names, each length-prefixed into
  * a SHA-256 {@link Fingerprint} that starts with the route id. Path variables the rule declares
  * numeric are written in their canonical form ({@code 01} as {@code 1}) wherever they appear.
  */
 public final class RequestFingerprints {
 
+    /**
+     * What of a request the rule fingerprints.
+     *
+     * @param fields the parts, in order; empty for method, path, query, body and principal
+     * @param ignoredParameters query parameters left out, lower case
+     * @param numericVariables path variables whose leading zeros do not make another request
+     */
+    public record Recipe(List<String> fields, List<String> ignoredParameters, List<String> numericVariables) {
+    }
 
     private final ServerHttpRequest request;
-    private final DedupRule rule;
+    private final Recipe rule;
     private final Map<String, String> rawVariables;
     private final Map<String, String> variables;
     private final @Nullable RequestBody body;
@@ -39,7 +47,7 @@ public final class RequestFingerprints {
      * @param body the body, when the rule needs it
      * @param caller {@code p:} and the verified principal, or {@code ip:} and the client address
      */
-    public RequestFingerprints(ServerHttpRequest request, DedupRule rule, Map<String, String> variables,
+    public RequestFingerprints(ServerHttpRequest request, Recipe rule, Map<String, String> variables,
             @Nullable RequestBody body, String caller) {
         this.request = request;
         this.rule = rule;

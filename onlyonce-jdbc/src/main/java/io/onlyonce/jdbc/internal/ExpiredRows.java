@@ -1,6 +1,8 @@
 package io.onlyonce.jdbc.internal;
 
-import io.onlyonce.jdbc.JdbcDialect;
+import io.onlyonce.jdbc.sql.ServerClock;
+import io.onlyonce.jdbc.sql.Jdbc;
+import io.onlyonce.jdbc.sql.JdbcDialect;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 

@@ -1,7 +1,9 @@
 package io.onlyonce.jdbc.internal;
 
+import io.onlyonce.jdbc.sql.ServerClock;
+import io.onlyonce.jdbc.sql.InsertIfAbsent;
 import io.onlyonce.IdempotencyKey;
-import io.onlyonce.jdbc.JdbcDialect;
+import io.onlyonce.jdbc.sql.JdbcDialect;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 

@@ -1,7 +1,10 @@
 package io.onlyonce.jdbc.internal;
 
+import io.onlyonce.jdbc.sql.ServerClock;
+import io.onlyonce.jdbc.sql.InsertIfAbsent;
+import io.onlyonce.jdbc.sql.Jdbc;
 import io.onlyonce.StoreUnavailableException;
-import io.onlyonce.jdbc.JdbcDialect;
+import io.onlyonce.jdbc.sql.JdbcDialect;
 import io.onlyonce.window.WindowHit;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -1,7 +1,6 @@
-package io.onlyonce.jdbc.internal;
+package io.onlyonce.jdbc.sql;
 
 import io.onlyonce.StoreUnavailableException;
-import io.onlyonce.jdbc.JdbcDialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.ThreadLocalRandom;

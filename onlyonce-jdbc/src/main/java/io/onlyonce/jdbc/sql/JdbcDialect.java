@@ -1,7 +1,6 @@
-package io.onlyonce.jdbc;
+package io.onlyonce.jdbc.sql;
 
 import io.onlyonce.StoreUnavailableException;
-import io.onlyonce.jdbc.internal.Jdbc;
 import java.util.Locale;
 import javax.sql.DataSource;
 

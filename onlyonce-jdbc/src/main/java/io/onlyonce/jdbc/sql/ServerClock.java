@@ -1,6 +1,5 @@
-package io.onlyonce.jdbc.internal;
+package io.onlyonce.jdbc.sql;
 
-import io.onlyonce.jdbc.JdbcDialect;
 import java.time.Duration;
 
 /**

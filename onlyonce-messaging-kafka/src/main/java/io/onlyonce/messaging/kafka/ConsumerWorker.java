@@ -1,9 +1,8 @@
-package io.onlyonce.messaging.kafka.internal;
+package io.onlyonce.messaging.kafka;
 
 import io.onlyonce.messaging.Delivery;
 import io.onlyonce.messaging.InboundMessage;
 import io.onlyonce.messaging.MessageConsumer;
-import io.onlyonce.messaging.kafka.KafkaMessageHeaders;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -39,7 +38,7 @@ import org.jspecify.annotations.Nullable;
  * later records of the poll wait. After the poll's records, and when partitions are revoked, the
  * offsets are committed ({@code commitSync}).
  */
-public final class ConsumerWorker implements Runnable {
+final class ConsumerWorker implements Runnable {
 
     private static final System.Logger LOG = System.getLogger(ConsumerWorker.class.getName());
     private static final Duration POLL = Duration.ofMillis(100);

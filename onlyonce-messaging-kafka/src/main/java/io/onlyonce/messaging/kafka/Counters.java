@@ -1,10 +1,9 @@
-package io.onlyonce.messaging.kafka.internal;
+package io.onlyonce.messaging.kafka;
 
-import io.onlyonce.messaging.kafka.KafkaConsumerStats;
 import java.util.concurrent.atomic.LongAdder;
 
 /** The counters of one consumer, shared by its threads. */
-public final class Counters {
+final class Counters {
 
     final LongAdder processed = new LongAdder();
     final LongAdder duplicates = new LongAdder();

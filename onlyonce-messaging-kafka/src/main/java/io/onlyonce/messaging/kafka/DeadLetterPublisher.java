@@ -1,7 +1,5 @@
-package io.onlyonce.messaging.kafka.internal;
+package io.onlyonce.messaging.kafka;
 
-import io.onlyonce.messaging.kafka.KafkaDeadLetterHeaders;
-import io.onlyonce.messaging.kafka.KafkaPublishException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
@@ -18,7 +16,7 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  * Publishes a dead letter (the record's key, value and headers plus the
  * {@link KafkaDeadLetterHeaders}) and waits for the broker's acknowledgement.
  */
-public final class DeadLetterPublisher {
+final class DeadLetterPublisher {
 
     private static final int MAX_REASON_LENGTH = 1_000;
 

@@ -1,6 +1,5 @@
-package io.onlyonce.messaging.kafka.internal;
+package io.onlyonce.messaging.kafka;
 
-import io.onlyonce.messaging.kafka.KafkaPublishException;
 import io.onlyonce.messaging.kafka.KafkaPublishException.Reason;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -11,7 +10,7 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.jspecify.annotations.Nullable;
 
 /** Turns what the producer reports into a {@link KafkaPublishException} that says why. */
-public final class Failures {
+final class Failures {
 
     private Failures() {
     }

@@ -1,11 +1,6 @@
 package io.onlyonce.messaging.kafka;
 
 import io.onlyonce.messaging.MessageConsumer;
-import io.onlyonce.messaging.kafka.internal.ConsumerWorker;
-import io.onlyonce.messaging.kafka.internal.Counters;
-import io.onlyonce.messaging.kafka.internal.DeadLetterPublisher;
-import io.onlyonce.messaging.kafka.internal.ProducerSettings;
-import io.onlyonce.messaging.kafka.internal.TopicPattern;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -3,8 +3,6 @@ package io.onlyonce.messaging.kafka;
 import io.onlyonce.messaging.MessageTransport;
 import io.onlyonce.messaging.OutboxMessage;
 import io.onlyonce.messaging.kafka.KafkaPublishException.Reason;
-import io.onlyonce.messaging.kafka.internal.Failures;
-import io.onlyonce.messaging.kafka.internal.ProducerSettings;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

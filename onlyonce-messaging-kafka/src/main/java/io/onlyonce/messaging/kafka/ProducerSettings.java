@@ -1,4 +1,4 @@
-package io.onlyonce.messaging.kafka.internal;
+package io.onlyonce.messaging.kafka;
 
 import java.time.Duration;
 import java.util.HashMap;
@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * The producer configuration of the transport and of the dead-letter publisher: the caller's
  * settings with the durability ones forced and the waits bounded by the send timeout.
  */
-public final class ProducerSettings {
+final class ProducerSettings {
 
     /** The default {@code linger.ms}: a relay's batch leaves together, one message waits little. */
     static final long DEFAULT_LINGER_MS = 5;

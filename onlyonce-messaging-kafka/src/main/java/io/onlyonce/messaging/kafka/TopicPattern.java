@@ -1,4 +1,4 @@
-package io.onlyonce.messaging.kafka.internal;
+package io.onlyonce.messaging.kafka;
 
 import java.util.Objects;
 
@@ -7,7 +7,7 @@ import java.util.Objects;
  * exactly one word, {@code #} zero or more words, any other word itself. {@code #} matches every
  * type, the empty one included.
  */
-public final class TopicPattern {
+final class TopicPattern {
 
     private final String pattern;
     private final String[] words;

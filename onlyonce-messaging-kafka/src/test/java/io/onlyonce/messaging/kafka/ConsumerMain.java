@@ -1,7 +1,7 @@
 package io.onlyonce.messaging.kafka;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.onlyonce.jdbc.JdbcDialect;
+import io.onlyonce.jdbc.sql.JdbcDialect;
 import io.onlyonce.messaging.ConsumerStats;
 import io.onlyonce.messaging.Delivery;
 import io.onlyonce.messaging.IdempotentConsumer;

@@ -2,7 +2,7 @@ package io.onlyonce.messaging.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.onlyonce.jdbc.JdbcDialect;
+import io.onlyonce.jdbc.sql.JdbcDialect;
 import io.onlyonce.messaging.MessageStatus;
 import io.onlyonce.messaging.OutboxMessage;
 import io.onlyonce.messaging.OutboxRelay;

@@ -9,7 +9,7 @@ import io.onlyonce.messaging.InboundMessage;
 import io.onlyonce.messaging.MessageConsumer;
 import io.onlyonce.messaging.OutboxMessage;
 import io.onlyonce.messaging.PermanentMessageFailure;
-import io.onlyonce.jdbc.JdbcDialect;
+import io.onlyonce.jdbc.sql.JdbcDialect;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

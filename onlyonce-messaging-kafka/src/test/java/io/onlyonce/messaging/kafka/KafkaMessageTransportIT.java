@@ -3,7 +3,7 @@ package io.onlyonce.messaging.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.onlyonce.jdbc.JdbcDialect;
+import io.onlyonce.jdbc.sql.JdbcDialect;
 import io.onlyonce.messaging.MessageStatus;
 import io.onlyonce.messaging.OutboxEntry;
 import io.onlyonce.messaging.OutboxMessage;
@@ -128,7 +128,7 @@ class KafkaMessageTransportIT {
         AtomicInteger flushes = new AtomicInteger();
         AtomicInteger sends = new AtomicInteger();
         KafkaProducer<String, byte[]> real = new KafkaProducer<>(
-                io.onlyonce.messaging.kafka.internal.ProducerSettings.of(kafka.producerConfig(), Duration.ofSeconds(10)));
+                ProducerSettings.of(kafka.producerConfig(), Duration.ofSeconds(10)));
         @SuppressWarnings("unchecked")
         Producer<String, byte[]> counting = (Producer<String, byte[]>) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {Producer.class}, (proxy, method, args) -> {

@@ -3,7 +3,7 @@ package io.onlyonce.messaging.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.onlyonce.jdbc.JdbcDialect;
+import io.onlyonce.jdbc.sql.JdbcDialect;
 import io.onlyonce.messaging.MessageStatus;
 import io.onlyonce.messaging.MessageTransport;
 import io.onlyonce.messaging.OutboxMessage;

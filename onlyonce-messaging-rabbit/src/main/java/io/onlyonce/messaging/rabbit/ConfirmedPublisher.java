@@ -1,7 +1,6 @@
-package io.onlyonce.messaging.rabbit.internal;
+package io.onlyonce.messaging.rabbit;
 
 import io.onlyonce.messaging.UnroutableMessageException;
-import io.onlyonce.messaging.rabbit.RabbitPublishException;
 import io.onlyonce.messaging.rabbit.RabbitPublishException.Reason;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,7 +33,7 @@ import org.springframework.amqp.rabbit.core.RabbitTemplate;
  * message to its confirm by the correlation id, per channel, so two publishes of the same message
  * in flight at once (a relay re-sending while the first confirm is pending) need distinct ids.
  */
-public final class ConfirmedPublisher {
+final class ConfirmedPublisher {
 
     private static final String INSTANCE = UUID.randomUUID().toString().substring(0, 8);
 

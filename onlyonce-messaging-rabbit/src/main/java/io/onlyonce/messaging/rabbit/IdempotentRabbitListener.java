@@ -5,7 +5,6 @@ import io.onlyonce.IdempotencyKey;
 import io.onlyonce.messaging.Delivery;
 import io.onlyonce.messaging.InboundMessage;
 import io.onlyonce.messaging.MessageConsumer;
-import io.onlyonce.messaging.rabbit.internal.ConfirmedPublisher;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;

@@ -2,7 +2,6 @@ package io.onlyonce.messaging.rabbit;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.GetResponse;
-import io.onlyonce.messaging.rabbit.internal.ConfirmedPublisher;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;

@@ -2,7 +2,6 @@ package io.onlyonce.messaging.rabbit;
 
 import io.onlyonce.messaging.MessageTransport;
 import io.onlyonce.messaging.OutboxMessage;
-import io.onlyonce.messaging.rabbit.internal.ConfirmedPublisher;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

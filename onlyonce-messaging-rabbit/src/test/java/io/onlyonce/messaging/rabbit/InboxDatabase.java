@@ -2,7 +2,7 @@ package io.onlyonce.messaging.rabbit;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.onlyonce.jdbc.JdbcDialect;
+import io.onlyonce.jdbc.sql.JdbcDialect;
 import io.onlyonce.messaging.ConsumerConfig;
 import io.onlyonce.messaging.ConsumerStats;
 import io.onlyonce.messaging.Delivery;

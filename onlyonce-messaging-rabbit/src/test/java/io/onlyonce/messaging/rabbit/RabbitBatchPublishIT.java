@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.onlyonce.jdbc.JdbcDialect;
+import io.onlyonce.jdbc.sql.JdbcDialect;
 import io.onlyonce.messaging.JdbcOutbox;
 import io.onlyonce.messaging.MessageStatus;
 import io.onlyonce.messaging.MessagingSchema;

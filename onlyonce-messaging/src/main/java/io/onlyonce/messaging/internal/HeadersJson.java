@@ -1,7 +1,7 @@
 package io.onlyonce.messaging.internal;
 
-import io.onlyonce.internal.json.Json;
-import io.onlyonce.internal.json.NotJsonException;
+import io.onlyonce.json.Json;
+import io.onlyonce.json.NotJsonException;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,8 +1,8 @@
 package io.onlyonce.messaging.internal;
 
-import io.onlyonce.jdbc.JdbcDialect;
-import io.onlyonce.jdbc.internal.InsertIfAbsent;
-import io.onlyonce.jdbc.internal.ServerClock;
+import io.onlyonce.jdbc.sql.JdbcDialect;
+import io.onlyonce.jdbc.sql.InsertIfAbsent;
+import io.onlyonce.jdbc.sql.ServerClock;
 import java.util.Collections;
 
 /**

@@ -1,7 +1,7 @@
 package io.onlyonce.messaging.internal;
 
 import io.onlyonce.StoreUnavailableException;
-import io.onlyonce.jdbc.internal.Jdbc;
+import io.onlyonce.jdbc.sql.Jdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.ThreadLocalRandom;

@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
  * The SPI under {@link ScriptRunner}: how it reaches Redis through one client. Two commands,
  * {@code EVALSHA} and {@code EVAL} of one script with its keys and arguments, answered by a
  * deadline. Implementations: the one straight on a Lettuce connection (inside this module, made by
- * {@link ScriptRunner#of(io.lettuce.core.api.StatefulConnection, java.time.Duration)} and
+ * {@code io.onlyonce.redis.LettuceScripts.runner(connection, budget)} and
  * {@code RedisStoreConnection}), and the one over Spring Data Redis' {@code RedisConnectionFactory}
  * (Jedis, Redisson, Lettuce) in {@code onlyonce-redis-spring-data}. Everything above the port (the
  * {@code NOSCRIPT} fallback, the budget, what an error reply means, the scripts, the key layout and

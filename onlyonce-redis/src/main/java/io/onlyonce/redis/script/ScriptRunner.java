@@ -1,9 +1,6 @@
 package io.onlyonce.redis.script;
 
-import io.lettuce.core.api.StatefulConnection;
 import io.onlyonce.StoreUnavailableException;
-import io.onlyonce.redis.internal.ConnectionHolder;
-import io.onlyonce.redis.internal.LettuceScriptPort;
 import io.onlyonce.store.StoreBudget;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -82,17 +79,6 @@ public final class ScriptRunner {
             throw new IllegalArgumentException("the budget must be positive");
         }
         this.budgetNanos = budget.toNanos();
-    }
-
-    /**
-     * A runner straight on a Lettuce standalone (or Sentinel) or Cluster connection, which must use
-     * {@code ByteArrayCodec}; the connection stays the caller's.
-     *
-     * @param budget the budget of each call, positive
-     * @throws IllegalArgumentException for a connection that is neither standalone nor Cluster
-     */
-    public static ScriptRunner of(StatefulConnection<byte[], byte[]> connection, Duration budget) {
-        return new ScriptRunner(new LettuceScriptPort(ConnectionHolder.of(connection)), budget);
     }
 
     /**

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.onlyonce.store.IdempotencyStore;
-import io.onlyonce.jdbc.JdbcDialect;
+import io.onlyonce.jdbc.sql.JdbcDialect;
 import io.onlyonce.jdbc.JdbcIdempotencyStore;
 import io.onlyonce.messaging.InProcessBroker;
 import io.onlyonce.messaging.MessageTransport;

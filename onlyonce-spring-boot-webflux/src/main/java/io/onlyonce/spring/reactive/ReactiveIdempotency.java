@@ -466,6 +466,6 @@ public final class ReactiveIdempotency {
         members.put("detail", problem.getDetail());
         members.put("instance", request.getURI().getRawPath());
         members.putAll(rejection.properties());
-        return io.onlyonce.internal.json.Json.onClassPath().write(members);
+        return io.onlyonce.json.Json.onClassPath().write(members);
     }
 }

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.onlyonce.Fingerprint;
 import io.onlyonce.memory.InMemoryWindowStore;
-import io.onlyonce.spring.autoconfigure.OnlyOnceProperties.DedupRule;
+import io.onlyonce.spring.http.DedupRule;
 import io.onlyonce.spring.metrics.OnlyOnceStatistics;
 import io.onlyonce.spring.http.OnlyOnceProblems;
 import io.onlyonce.spring.http.OnlyOnceRejection;

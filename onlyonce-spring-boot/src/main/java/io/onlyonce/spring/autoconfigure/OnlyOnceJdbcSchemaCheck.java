@@ -1,6 +1,6 @@
 package io.onlyonce.spring.autoconfigure;
 
-import io.onlyonce.jdbc.JdbcDialect;
+import io.onlyonce.jdbc.sql.JdbcDialect;
 import io.onlyonce.jdbc.JdbcSchema;
 import io.onlyonce.jdbc.JdbcStoreConfig;
 import java.util.List;

@@ -136,28 +136,9 @@ public record OnlyOnceProperties(
      */
     public record Dedup(
             @DefaultValue("false") boolean enabled,
-            @DefaultValue({}) List<DedupRule> rules) {
+            @DefaultValue({}) List<io.onlyonce.spring.http.DedupRule> rules) {
     }
 
-    /**
-     * One de-dup rule.
-     *
-     * @param pattern Path pattern of the protected route, such as {@code /api/orders/**}.
-     * @param methods HTTP methods the rule applies to.
-     * @param window How long a repeat of the same fingerprint is refused with 429.
-     * @param fields What identifies "the same request": empty for method, path, sorted query, body
-     *     and principal (or client IP); otherwise a list of {@code principal}, {@code ip},
-     *     {@code path}, {@code query:<name>}, {@code header:<name>} and {@code body:<json field>}.
-     * @param ignoredParameters Query parameters that change on every call and are left out of the
-     *     fingerprint.
-     */
-    public record DedupRule(
-            String pattern,
-            @DefaultValue({"POST", "PUT", "PATCH", "DELETE"}) List<String> methods,
-            @DefaultValue("3s") Duration window,
-            @DefaultValue({}) List<String> fields,
-            @DefaultValue({"timestamp", "nonce", "_", "t", "ts"}) List<String> ignoredParameters) {
-    }
 
     /**
      * The circuit breaker in front of every store, so a dead server is not hammered.

@@ -1,6 +1,6 @@
 package io.onlyonce.spring.autoconfigure;
 
-import io.onlyonce.internal.ReleaseLine;
+import io.onlyonce.support.ReleaseLine;
 import io.onlyonce.spring.OnlyOnceConfigurationException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.SpringBootVersion;

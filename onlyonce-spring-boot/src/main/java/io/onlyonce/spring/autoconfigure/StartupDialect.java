@@ -1,7 +1,7 @@
 package io.onlyonce.spring.autoconfigure;
 
 import io.onlyonce.StoreUnavailableException;
-import io.onlyonce.jdbc.JdbcDialect;
+import io.onlyonce.jdbc.sql.JdbcDialect;
 import java.util.Locale;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;

@@ -3,7 +3,7 @@ package io.onlyonce.spring.autoconfigure;
 import io.onlyonce.Fingerprint;
 import io.onlyonce.IdempotencyKey;
 import io.onlyonce.StoredResponse;
-import io.onlyonce.jdbc.JdbcDialect;
+import io.onlyonce.jdbc.sql.JdbcDialect;
 import io.onlyonce.jdbc.JdbcIdempotencyStore;
 import io.onlyonce.jdbc.JdbcStoreConfig;
 import io.onlyonce.store.ClaimResult;

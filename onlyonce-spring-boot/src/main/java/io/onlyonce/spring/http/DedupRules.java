@@ -1,6 +1,5 @@
 package io.onlyonce.spring.http;
 
-import io.onlyonce.spring.autoconfigure.OnlyOnceProperties.DedupRule;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,8 +1,8 @@
 package io.onlyonce.spring.http;
 
 import io.onlyonce.StoredResponse;
-import io.onlyonce.internal.json.Json;
-import io.onlyonce.internal.json.NotJsonException;
+import io.onlyonce.json.Json;
+import io.onlyonce.json.NotJsonException;
 import java.nio.charset.StandardCharsets;
 import org.jspecify.annotations.Nullable;
 

@@ -4,7 +4,7 @@ import io.onlyonce.IdempotencyKey;
 import io.onlyonce.InvalidIdempotencyKeyException;
 import io.onlyonce.StoredResponse;
 import io.onlyonce.engine.Outcome;
-import io.onlyonce.internal.StrictUtf8;
+import io.onlyonce.support.StrictUtf8;
 import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.engine.IdempotencyConfig;
 import io.onlyonce.engine.StoreFailurePolicy;

@@ -8,7 +8,7 @@ import io.onlyonce.engine.Admission;
 import io.onlyonce.engine.Execution;
 import io.onlyonce.engine.IdempotencyEngine;
 import io.onlyonce.engine.Outcome;
-import io.onlyonce.internal.StrictUtf8;
+import io.onlyonce.support.StrictUtf8;
 import io.onlyonce.spring.IdempotencyRefusedException;
 import io.onlyonce.spring.Idempotent;
 import io.onlyonce.spring.metrics.OutcomeRecorder;

@@ -3,7 +3,7 @@ package io.onlyonce.spring.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.onlyonce.jdbc.JdbcDialect;
+import io.onlyonce.jdbc.sql.JdbcDialect;
 import io.onlyonce.spring.OnlyOnceConfigurationException;
 import java.util.List;
 import java.util.UUID;

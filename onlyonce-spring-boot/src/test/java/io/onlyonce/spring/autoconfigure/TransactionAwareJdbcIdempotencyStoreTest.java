@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.onlyonce.Fingerprint;
 import io.onlyonce.IdempotencyKey;
-import io.onlyonce.jdbc.JdbcDialect;
+import io.onlyonce.jdbc.sql.JdbcDialect;
 import io.onlyonce.jdbc.JdbcSchema;
 import io.onlyonce.jdbc.JdbcStoreConfig;
 import io.onlyonce.store.ClaimResult;

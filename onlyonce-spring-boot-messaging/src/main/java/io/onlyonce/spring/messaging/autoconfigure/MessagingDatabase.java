@@ -1,6 +1,6 @@
 package io.onlyonce.spring.messaging.autoconfigure;
 
-import io.onlyonce.jdbc.JdbcDialect;
+import io.onlyonce.jdbc.sql.JdbcDialect;
 
 /**
  * The database that holds the outbox and inbox tables, once their schema is in place.

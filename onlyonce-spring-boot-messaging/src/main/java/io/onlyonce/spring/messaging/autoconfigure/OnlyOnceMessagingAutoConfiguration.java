@@ -1,6 +1,6 @@
 package io.onlyonce.spring.messaging.autoconfigure;
 
-import io.onlyonce.jdbc.JdbcDialect;
+import io.onlyonce.jdbc.sql.JdbcDialect;
 import io.onlyonce.messaging.ConsumerConfig;
 import io.onlyonce.messaging.IdempotentConsumer;
 import io.onlyonce.messaging.InProcessBroker;

@@ -68,9 +68,9 @@ fi
 jdk25="$(ls -d /usr/lib/jvm/temurin-25* 2>/dev/null | head -1 || true)"
 if [ "$rc" -eq 0 ] && [ "${ONLYONCE_SKIP_JDK25:-0}" != "1" ]; then
   if [ -n "$jdk25" ]; then
-    echo "[test] JAVA_HOME=$jdk25 mvn -B -ntp -pl onlyonce-core,onlyonce-spring-boot -am -DskipITs verify"
+    echo "[test] JAVA_HOME=$jdk25 mvn -B -ntp -pl onlyonce-core,onlyonce-spring-boot,onlyonce-spring-boot-webmvc,onlyonce-spring-boot-webflux -am -DskipITs verify"
     set +e
-    JAVA_HOME="$jdk25" mvn -B -ntp -pl onlyonce-core,onlyonce-spring-boot -am -DskipITs verify
+    JAVA_HOME="$jdk25" mvn -B -ntp -pl onlyonce-core,onlyonce-spring-boot,onlyonce-spring-boot-webmvc,onlyonce-spring-boot-webflux -am -DskipITs verify
     rc=$?
     set -e
     echo "[test] mvn (JDK 25) exit code: $rc"

@@ -4,6 +4,7 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.tngtech.archunit.core.domain.Dependency;
 import com.tngtech.archunit.core.domain.JavaClass;
@@ -57,6 +58,16 @@ class ArchitectureTest {
     @Test
     void anInternalPackageIsUsedByItsOwnModuleOnly() {
         classes().should(useOnlyTheirOwnModulesInternals()).check(library);
+    }
+
+    @Test
+    void theInternalRuleRefusesAClassOutsideTheModuleThatUsesItsInternalPackage() {
+        JavaClasses offending = new ClassFileImporter().importClasses(OffendingClass.class,
+                io.onlyonce.internal.JsonCanonicalizer.class);
+        assertThatThrownBy(() -> classes().should(useOnlyTheirOwnModulesInternals()).check(offending))
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining("OffendingClass.canonical")
+                .hasMessageContaining("uses onlyonce-core's internal package");
     }
 
     @Test

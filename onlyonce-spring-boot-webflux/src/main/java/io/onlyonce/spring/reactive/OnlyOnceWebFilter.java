@@ -55,6 +55,9 @@ public final class OnlyOnceWebFilter implements WebFilter, Ordered, SmartInitial
         this.mappingProvider = mappings;
     }
 
+    /** Whether each handler method is {@code @Idempotent}, looked up once (every request asks). */
+    private final java.util.Map<Method, Boolean> idempotentMethods = new java.util.concurrent.ConcurrentHashMap<>();
+
     @Override
     public int getOrder() {
         return ORDER;
@@ -105,8 +108,8 @@ public final class OnlyOnceWebFilter implements WebFilter, Ordered, SmartInitial
         });
     }
 
-    static boolean isIdempotent(Method method) {
-        return AnnotatedElementUtils.hasAnnotation(method, Idempotent.class);
+    private boolean isIdempotent(Method method) {
+        return idempotentMethods.computeIfAbsent(method, m -> AnnotatedElementUtils.hasAnnotation(m, Idempotent.class));
     }
 
     /** {@code METHOD route-template}, for example {@code POST /api/orders/{id}/cancel}. */

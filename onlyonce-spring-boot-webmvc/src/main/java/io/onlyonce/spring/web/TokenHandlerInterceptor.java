@@ -30,6 +30,9 @@ public final class TokenHandlerInterceptor implements HandlerInterceptor {
     private final OutcomeRecorder recorder;
     private final String header;
     private final boolean principalRequired;
+    /** Each handler method's merged annotation, looked up once (not on every request). */
+    private final java.util.Map<java.lang.reflect.Method, java.util.Optional<Idempotent>> annotations =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     public TokenHandlerInterceptor(TokenService tokens, PrincipalResolver principals, OutcomeRecorder recorder,
             String header, boolean principalRequired) {
@@ -57,7 +60,9 @@ public final class TokenHandlerInterceptor implements HandlerInterceptor {
         if (!(handler instanceof HandlerMethod method)) {
             return true;
         }
-        Idempotent idempotent = AnnotatedElementUtils.findMergedAnnotation(method.getMethod(), Idempotent.class);
+        Idempotent idempotent = annotations.computeIfAbsent(method.getMethod(),
+                m -> java.util.Optional.ofNullable(AnnotatedElementUtils.findMergedAnnotation(m, Idempotent.class)))
+                .orElse(null);
         if (idempotent == null || idempotent.strategy() != Idempotent.Strategy.TOKEN) {
             return true;
         }

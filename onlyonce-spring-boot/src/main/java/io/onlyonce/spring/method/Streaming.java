@@ -19,6 +19,14 @@ public final class Streaming {
             "org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBody",
             "org.reactivestreams.Publisher");
 
+    /** The answer of {@link #streamingType} per class, computed once: every protected request asks it. */
+    private static final ClassValue<java.util.Optional<String>> STREAMING = new ClassValue<>() {
+        @Override
+        protected java.util.Optional<String> computeValue(Class<?> type) {
+            return java.util.Optional.ofNullable(walk(type));
+        }
+    };
+
     private Streaming() {
     }
 
@@ -28,6 +36,10 @@ public final class Streaming {
      * {@code CorePublisher}), or null.
      */
     public static @Nullable String streamingType(Class<?> type) {
+        return STREAMING.get(type).orElse(null);
+    }
+
+    private static @Nullable String walk(Class<?> type) {
         Deque<Class<?>> pending = new ArrayDeque<>();
         Set<Class<?>> seen = new HashSet<>();
         pending.add(type);

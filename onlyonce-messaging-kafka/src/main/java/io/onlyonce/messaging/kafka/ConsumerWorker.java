@@ -1,11 +1,8 @@
 package io.onlyonce.messaging.kafka;
 
-import io.onlyonce.messaging.Delivery;
+import io.onlyonce.messaging.DeliveryPolicy;
 import io.onlyonce.messaging.InboundMessage;
 import io.onlyonce.messaging.MessageConsumer;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collection;
@@ -70,6 +67,7 @@ final class ConsumerWorker implements Runnable {
 
     private final Consumer<String, byte[]> kafka;
     private final Settings settings;
+    private final DeliveryPolicy policy;
     private final Counters counters;
     private final DeadLetterPublisher deadLetters;
     private final Map<TopicPartition, OffsetAndMetadata> pending = new HashMap<>();
@@ -89,6 +87,7 @@ final class ConsumerWorker implements Runnable {
             DeadLetterPublisher deadLetters) {
         this.kafka = kafka;
         this.settings = settings;
+        this.policy = new DeliveryPolicy(settings.maxDeliveries());
         this.counters = counters;
         this.deadLetters = deadLetters;
     }
@@ -173,48 +172,28 @@ final class ConsumerWorker implements Runnable {
         }
         int delivery = deliveries.merge(new Position(new TopicPartition(record.topic(), record.partition()),
                 record.offset()), 1, Integer::sum);
-        // a missing or malformed id goes to the consumer too, which dead-letters it without processing
-        // it and counts it with the consumer's other outcomes
-        String idHeader = header(record, KafkaMessageHeaders.MESSAGE_ID);
-        String id = idHeader == null || idHeader.isEmpty() ? null : idHeader;
-        String payload = record.value() == null ? "" : strictUtf8(record.value());
-        if (payload == null) {
-            return deadLetter(record, "payload is not UTF-8", delivery, true);
+        String id = header(record, KafkaMessageHeaders.MESSAGE_ID);
+        String payload = record.value() == null ? "" : DeliveryPolicy.utf8(record.value());
+        String unusable = DeliveryPolicy.unusable(id, payload);
+        if (unusable != null) {
+            return deadLetter(record, unusable, delivery, true);
         }
         Map<String, String> headers = new LinkedHashMap<>();
         for (Header header : record.headers()) {
             headers.put(header.key(), header.value() == null ? "" : new String(header.value(), StandardCharsets.UTF_8));
         }
-        InboundMessage message = new InboundMessage(id, record.topic(), type == null ? "" : type, payload, headers,
-                delivery > 1);
-        Delivery result;
-        try {
-            result = Objects.requireNonNull(settings.consumer().process(message), "the consumer answered null");
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "consumer " + settings.consumer().name() + ": processing message " + id
-                    + " failed", e);
-            result = Delivery.retry(String.valueOf(e));
+        InboundMessage message = new InboundMessage(id, record.topic(), type == null ? "" : type,
+                Objects.requireNonNull(payload), headers, delivery > 1);
+        DeliveryPolicy.Decision decision = policy.decide(settings.consumer(), message, delivery);
+        if (decision instanceof DeliveryPolicy.Decision.Acknowledge acknowledge) {
+            (acknowledge.duplicate() ? counters.duplicates : counters.processed).increment();
+            return Outcome.FINAL;
         }
-        switch (result.kind()) {
-            case PROCESSED -> {
-                counters.processed.increment();
-                return Outcome.FINAL;
-            }
-            case DUPLICATE -> {
-                counters.duplicates.increment();
-                return Outcome.FINAL;
-            }
-            case RETRY -> {
-                if (delivery >= settings.maxDeliveries()) {
-                    return deadLetter(record, "retries exhausted after " + delivery + " deliveries: "
-                            + ((Delivery.Retry) result).reason(), delivery, true);
-                }
-                return Outcome.RETRY;
-            }
-            default -> {
-                return deadLetter(record, ((Delivery.DeadLetter) result).reason(), delivery, false);
-            }
+        if (decision instanceof DeliveryPolicy.Decision.Redeliver) {
+            return Outcome.RETRY;
         }
+        DeliveryPolicy.Decision.DeadLetter dead = (DeliveryPolicy.Decision.DeadLetter) decision;
+        return deadLetter(record, dead.reason(), delivery, dead.own());
     }
 
     /** Dead-letters the record; {@code own}: the consumer did not answer DEAD_LETTER. */
@@ -285,17 +264,8 @@ final class ConsumerWorker implements Runnable {
         if (header == null || header.value() == null) {
             return null;
         }
-        String text = strictUtf8(header.value());
+        String text = DeliveryPolicy.utf8(header.value());
         return text == null ? "\uFFFD" : text;
-    }
-
-    private static @Nullable String strictUtf8(byte[] bytes) {
-        try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
-        } catch (CharacterCodingException e) {
-            return null;
-        }
     }
 
     private static void pause(Duration duration) {

@@ -3,12 +3,9 @@ package io.onlyonce.messaging.rabbit;
 import com.rabbitmq.client.Channel;
 import io.onlyonce.IdempotencyKey;
 import io.onlyonce.messaging.Delivery;
+import io.onlyonce.messaging.DeliveryPolicy;
 import io.onlyonce.messaging.InboundMessage;
 import io.onlyonce.messaging.MessageConsumer;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Date;
@@ -88,7 +85,7 @@ public final class IdempotentRabbitListener implements ChannelAwareMessageListen
     private final ConfirmedPublisher deadLetterPublisher;
     private final String deadLetterExchange;
     private final String deadLetterRoutingKey;
-    private final int maxDeliveries;
+    private final DeliveryPolicy policy;
     private final Duration requeueDelay;
     private final Duration deadLetterFailureDelay;
     private final Clock clock;
@@ -108,7 +105,7 @@ public final class IdempotentRabbitListener implements ChannelAwareMessageListen
         this.deadLetterExchange = Objects.requireNonNull(builder.deadLetterExchange,
                 "a dead-letter exchange is required: deadLetterTo(exchange, routingKey) or topology(...)");
         this.deadLetterRoutingKey = Objects.requireNonNull(builder.deadLetterRoutingKey, "deadLetterRoutingKey");
-        this.maxDeliveries = builder.maxDeliveries;
+        this.policy = new DeliveryPolicy(builder.maxDeliveries);
         this.requeueDelay = builder.requeueDelay;
         this.deadLetterFailureDelay = builder.deadLetterFailureDelay;
         this.clock = builder.clock;
@@ -133,61 +130,33 @@ public final class IdempotentRabbitListener implements ChannelAwareMessageListen
         MessageProperties properties = message.getMessageProperties();
         long tag = properties.getDeliveryTag();
         String id = properties.getMessageId();
-        if (id == null || id.isEmpty()) {
-            deadLetter(message, channel, "missing message id", 1, true);
-            return;
-        }
-        if (!IdempotencyKey.isValidName(id)) {
-            deadLetter(message, channel, "malformed message id (not 1 to 255 visible ASCII characters)", 1, true);
-            return;
-        }
-        String payload = utf8(message.getBody());
-        if (payload == null) {
-            deadLetter(message, channel, "payload is not UTF-8", 1, true);
+        String payload = DeliveryPolicy.utf8(message.getBody());
+        String unusable = DeliveryPolicy.unusable(id, payload);
+        if (unusable != null) {
+            deadLetter(message, channel, unusable, 1, true);
             return;
         }
         InboundMessage inbound = new InboundMessage(id, nonNull(properties.getReceivedExchange()),
-                nonNull(properties.getReceivedRoutingKey()), payload, stringHeaders(properties),
+                nonNull(properties.getReceivedRoutingKey()), Objects.requireNonNull(payload), stringHeaders(properties),
                 Boolean.TRUE.equals(properties.getRedelivered()));
-        Delivery result;
-        try {
-            result = Objects.requireNonNull(messageConsumer.process(inbound), "the consumer answered null");
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "consumer " + consumer + ": processing message " + id + " failed", e);
-            result = Delivery.retry(String.valueOf(e));
-        }
-        switch (result.kind()) {
-            case PROCESSED -> {
-                requeues.remove(id);
-                channel.basicAck(tag, false);
-                processed.increment();
+        int delivery = deliveryNumber(id, properties);
+        DeliveryPolicy.Decision decision = policy.decide(messageConsumer, inbound, delivery);
+        if (decision instanceof DeliveryPolicy.Decision.Acknowledge acknowledge) {
+            requeues.remove(id);
+            channel.basicAck(tag, false);
+            (acknowledge.duplicate() ? duplicates : processed).increment();
+        } else if (decision instanceof DeliveryPolicy.Decision.Redeliver) {
+            if (requeues.size() >= MAX_TRACKED) {
+                requeues.clear();
             }
-            case DUPLICATE -> {
-                requeues.remove(id);
-                channel.basicAck(tag, false);
-                duplicates.increment();
-            }
-            case RETRY -> {
-                int delivery = deliveryNumber(id, properties);
-                if (delivery >= maxDeliveries) {
-                    requeues.remove(id);
-                    deadLetter(message, channel, "retries exhausted after " + delivery + " deliveries: "
-                            + ((Delivery.Retry) result).reason(), delivery, true);
-                } else {
-                    if (requeues.size() >= MAX_TRACKED) {
-                        requeues.clear();
-                    }
-                    requeues.put(id, delivery);
-                    pause(requeueDelay);
-                    channel.basicNack(tag, false, true);
-                    requeued.increment();
-                }
-            }
-            case DEAD_LETTER -> {
-                int delivery = deliveryNumber(id, properties);
-                requeues.remove(id);
-                deadLetter(message, channel, ((Delivery.DeadLetter) result).reason(), delivery, false);
-            }
+            requeues.put(id, delivery);
+            pause(requeueDelay);
+            channel.basicNack(tag, false, true);
+            requeued.increment();
+        } else {
+            DeliveryPolicy.Decision.DeadLetter dead = (DeliveryPolicy.Decision.DeadLetter) decision;
+            requeues.remove(id);
+            deadLetter(message, channel, dead.reason(), delivery, dead.own());
         }
     }
 
@@ -287,7 +256,7 @@ public final class IdempotentRabbitListener implements ChannelAwareMessageListen
                 return;
             }
             if (value instanceof byte[] bytes) {
-                String text = utf8(bytes);
+                String text = DeliveryPolicy.utf8(bytes);
                 if (text != null) {
                     headers.put(name, text);
                 }
@@ -299,17 +268,6 @@ public final class IdempotentRabbitListener implements ChannelAwareMessageListen
             }
         });
         return headers;
-    }
-
-    private static @Nullable String utf8(byte[] bytes) {
-        try {
-            return StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes)).toString();
-        } catch (CharacterCodingException e) {
-            return null;
-        }
     }
 
     private static String nonNull(@Nullable String value) {

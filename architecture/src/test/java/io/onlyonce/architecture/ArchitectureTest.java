@@ -80,7 +80,8 @@ class ArchitectureTest {
     void coreAndTheStoresAreFreeOfSpring() {
         noClasses().that().resideInAnyPackage("io.onlyonce", "io.onlyonce.engine..", "io.onlyonce.store..",
                         "io.onlyonce.memory..", "io.onlyonce.token..", "io.onlyonce.window..", "io.onlyonce.json..",
-                        "io.onlyonce.support..", "io.onlyonce.internal..", "io.onlyonce.jdbc..", "io.onlyonce.redis",
+                        "io.onlyonce.support..", "io.onlyonce.http..", "io.onlyonce.internal..", "io.onlyonce.jdbc..",
+                        "io.onlyonce.redis",
                         "io.onlyonce.redis.script..", "io.onlyonce.redis.internal..", "io.onlyonce.messaging",
                         "io.onlyonce.messaging.internal..", "io.onlyonce.messaging.kafka..")
                 .should().dependOnClassesThat().resideInAnyPackage("org.springframework..", "jakarta.servlet..",

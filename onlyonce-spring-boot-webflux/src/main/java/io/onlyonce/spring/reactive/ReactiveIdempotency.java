@@ -1,6 +1,7 @@
 package io.onlyonce.spring.reactive;
 
 import io.onlyonce.Fingerprint;
+import io.onlyonce.http.RequestFingerprint;
 import io.onlyonce.IdempotencyKey;
 import io.onlyonce.StoredResponse;
 import io.onlyonce.engine.AsyncAdmission;
@@ -25,6 +26,7 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.ArrayList;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -275,27 +277,22 @@ public final class ReactiveIdempotency {
 
     /** SHA-256 over method, path and query as sent, the whole body (canonical when JSON) and the chosen headers. */
     private static Fingerprint fingerprint(ServerHttpRequest request, byte @Nullable [] body, MethodSettings method) {
-        String query = request.getURI().getRawQuery();
-        Fingerprint.Builder builder = Fingerprint.builder()
-                .add(request.getMethod().name())
-                .add(request.getURI().getRawPath())
-                .add(query == null ? "" : query);
+        RequestFingerprint.Body taken;
         if (body == null) {
-            builder.add("no body");
+            taken = RequestFingerprint.Body.NONE;
         } else {
             MediaType type = request.getHeaders().getContentType();
-            if (type != null && body.length <= CANONICAL_JSON_LIMIT
-                    && (type.isCompatibleWith(MediaType.APPLICATION_JSON) || type.getSubtype().endsWith("+json"))) {
-                builder.add("json").addJson(body);
-            } else {
-                builder.add("sha256").add(sha256(body));
-            }
+            taken = type != null && body.length <= CANONICAL_JSON_LIMIT
+                    && (type.isCompatibleWith(MediaType.APPLICATION_JSON) || type.getSubtype().endsWith("+json"))
+                    ? new RequestFingerprint.Body.Json(body)
+                    : new RequestFingerprint.Body.Opaque(sha256(body));
         }
+        List<RequestFingerprint.Header> headers = new ArrayList<>();
         for (String header : method.fingerprintHeaders()) {
-            builder.add(header.toLowerCase(Locale.ROOT));
-            builder.add(String.join("\n", HeaderValues.of(request.getHeaders(), header)));
+            headers.add(new RequestFingerprint.Header(header, HeaderValues.of(request.getHeaders(), header)));
         }
-        return builder.build();
+        return RequestFingerprint.of(request.getMethod().name(), request.getURI().getRawPath(), request.getURI().getRawQuery(),
+                taken, headers);
     }
 
     private static byte[] sha256(byte[] bytes) {

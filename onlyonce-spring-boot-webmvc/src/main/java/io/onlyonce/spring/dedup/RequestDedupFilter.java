@@ -2,6 +2,7 @@ package io.onlyonce.spring.dedup;
 
 import io.onlyonce.spring.http.DedupRules;
 import io.onlyonce.Fingerprint;
+import io.onlyonce.http.RequestFingerprint;
 import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.json.Json;
 import io.onlyonce.json.NotJsonException;
@@ -201,7 +202,7 @@ public final class RequestDedupFilter extends OncePerRequestFilter {
             if (request.isForm()) {
                 builder.add("form").add(sortedPairs(request.formFields(), rule.rule().ignoredParameters()));
             } else {
-                request.addBodyTo(builder);
+                RequestFingerprint.addBody(builder, request.body());
             }
             builder.add(caller(request));
             return builder.build();

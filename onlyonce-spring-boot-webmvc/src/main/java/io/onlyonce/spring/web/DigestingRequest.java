@@ -1,6 +1,6 @@
 package io.onlyonce.spring.web;
 
-import io.onlyonce.Fingerprint;
+import io.onlyonce.http.RequestFingerprint;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletInputStream;
@@ -43,7 +43,7 @@ import org.springframework.util.MultiValueMap;
  * handler that reads the body itself later, or the de-dup filter in front of everything), the rest
  * of the body is drained through the digest into a spool, in memory up to 256 KiB and in a
  * temporary file beyond, and the reader's stream goes on from there: nothing is lost and nothing is
- * buffered without bound. Bodies over {@code maxBytes} cannot be fingerprinted: {@link #addBodyTo}
+ * buffered without bound. Bodies over {@code maxBytes} cannot be fingerprinted: {@link #body}
  * answers {@link BodyTooLargeException}.
  *
  * <p>A form ({@code application/x-www-form-urlencoded}) sent with POST, which the container would
@@ -108,29 +108,27 @@ public final class DigestingRequest extends HttpServletRequestWrapper implements
     }
 
     /**
-     * Adds the body to {@code fingerprint}: a form by its parameters sorted by name (the query
-     * string's too, the values of a name in the order sent), a multipart body by each
-     * part's name, file name, type and content digest, a JSON body of up to 1 MiB in canonical form,
-     * anything else by its SHA-256. Reads the rest of the body if nobody has.
+     * The body as the fingerprint takes it ({@link RequestFingerprint}): a form by its parameters
+     * sorted by name (the query string's too, the values of a name in the order sent), a multipart
+     * body by each part's name, file name, type and content digest, a JSON body of up to 1 MiB in
+     * canonical form, anything else by its SHA-256. Reads the rest of the body if nobody has.
      *
      * @throws BodyTooLargeException when the body is larger than {@code maxBytes}
      */
-    public void addBodyTo(Fingerprint.Builder fingerprint) {
+    public RequestFingerprint.Body body() {
         MediaType type = contentType();
         try {
             if (isForm()) {
-                fingerprint.add("form").add(sortedParameters(formParameters()));
-            } else if (type != null && type.getType().equalsIgnoreCase("multipart")) {
-                fingerprint.add("multipart");
-                addParts(fingerprint);
-            } else {
-                byte[] whole = drain();
-                if (whole != null && type != null && isJson(type)) {
-                    fingerprint.add("json").addJson(whole);
-                } else {
-                    fingerprint.add("sha256").add(digest());
-                }
+                return new RequestFingerprint.Body.Form(sortedParameters(formParameters()));
             }
+            if (type != null && type.getType().equalsIgnoreCase("multipart")) {
+                return new RequestFingerprint.Body.Multipart(parts());
+            }
+            byte[] whole = drain();
+            if (whole != null && type != null && isJson(type)) {
+                return new RequestFingerprint.Body.Json(whole);
+            }
+            return new RequestFingerprint.Body.Opaque(digest());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -465,17 +463,15 @@ public final class DigestingRequest extends HttpServletRequestWrapper implements
         return text.toString();
     }
 
-    private void addParts(Fingerprint.Builder fingerprint) throws IOException {
+    private List<RequestFingerprint.Part> parts() throws IOException {
         List<Part> parts;
         try {
             parts = new ArrayList<>(((HttpServletRequest) getRequest()).getParts());
         } catch (ServletException | IllegalStateException e) {
             throw new IOException("multipart body cannot be parsed", e);
         }
+        List<RequestFingerprint.Part> fingerprinted = new ArrayList<>(parts.size());
         for (Part part : parts) {
-            fingerprint.add(part.getName())
-                    .add(part.getSubmittedFileName() == null ? "" : "file:" + part.getSubmittedFileName())
-                    .add(part.getContentType() == null ? "" : part.getContentType().toLowerCase(Locale.ROOT));
             MessageDigest content = sha256();
             byte[] buffer = new byte[8192];
             try (InputStream in = part.getInputStream()) {
@@ -484,8 +480,10 @@ public final class DigestingRequest extends HttpServletRequestWrapper implements
                     content.update(buffer, 0, n);
                 }
             }
-            fingerprint.add(content.digest());
+            fingerprinted.add(new RequestFingerprint.Part(part.getName(), part.getSubmittedFileName(), part.getContentType(),
+                    content.digest()));
         }
+        return fingerprinted;
     }
 
     private @Nullable MediaType contentType() {

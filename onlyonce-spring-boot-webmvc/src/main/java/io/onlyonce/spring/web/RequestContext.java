@@ -4,9 +4,10 @@ import io.onlyonce.spring.http.OnlyOnceRejection;
 import io.onlyonce.spring.http.ProblemType;
 import io.onlyonce.Fingerprint;
 import jakarta.servlet.http.HttpServletRequest;
+import io.onlyonce.http.RequestFingerprint;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Locale;
 import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.util.WebUtils;
 
@@ -29,24 +30,17 @@ final class RequestContext {
      * (413) before the method runs.
      */
     static Fingerprint fingerprint(HttpServletRequest request, List<String> headers) {
-        Fingerprint.Builder builder = Fingerprint.builder()
-                .add(request.getMethod())
-                .add(request.getRequestURI())
-                .add(request.getQueryString() == null ? "" : request.getQueryString());
-        DigestingRequest body = WebUtils.getNativeRequest(request, DigestingRequest.class);
-        if (body == null) {
-            builder.add("no body");
-        } else {
-            try {
-                body.addBodyTo(builder);
-            } catch (DigestingRequest.BodyTooLargeException e) {
-                throw OnlyOnceRejection.problem(ProblemType.REQUEST_TOO_LARGE);
-            }
+        DigestingRequest digesting = WebUtils.getNativeRequest(request, DigestingRequest.class);
+        RequestFingerprint.Body body;
+        try {
+            body = digesting == null ? RequestFingerprint.Body.NONE : digesting.body();
+        } catch (DigestingRequest.BodyTooLargeException e) {
+            throw OnlyOnceRejection.problem(ProblemType.REQUEST_TOO_LARGE);
         }
+        List<RequestFingerprint.Header> chosen = new ArrayList<>(headers.size());
         for (String header : headers) {
-            builder.add(header.toLowerCase(Locale.ROOT));
-            builder.add(String.join("\n", Collections.list(request.getHeaders(header))));
+            chosen.add(new RequestFingerprint.Header(header, Collections.list(request.getHeaders(header))));
         }
-        return builder.build();
+        return RequestFingerprint.of(request.getMethod(), request.getRequestURI(), request.getQueryString(), body, chosen);
     }
 }

@@ -1,0 +1,9 @@
+/**
+ * What an HTTP request is to OnlyOnce, whatever the platform that received it:
+ * {@link io.onlyonce.http.RequestFingerprint}, the one recipe of the business fingerprint that
+ * Spring MVC and WebFlux (and an integration of one's own) compute for {@code @Idempotent}.
+ */
+@NullMarked
+package io.onlyonce.http;
+
+import org.jspecify.annotations.NullMarked;

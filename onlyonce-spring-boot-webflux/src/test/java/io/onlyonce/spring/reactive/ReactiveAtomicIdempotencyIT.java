@@ -8,7 +8,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.onlyonce.IdempotencyKey;
 import io.onlyonce.fixtures.RedisSales;
-import io.onlyonce.spring.reactive.app.ReactiveAtomicPurchaseController;
 import io.onlyonce.spring.reactive.app.ReactiveTestApplication;
 import io.onlyonce.store.ClaimResult;
 import io.onlyonce.store.IdempotencyRecord;
@@ -46,7 +45,8 @@ import org.springframework.test.context.DynamicPropertySource;
  * the application's catch-all exception handler, and changes nothing.
  */
 @DirtiesContext
-@SpringBootTest(classes = ReactiveTestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@SpringBootTest(classes = {ReactiveTestApplication.class, ReactiveAtomicPurchaseController.class},
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"spring.main.web-application-type=reactive", "onlyonce.messaging.enabled=false"})
 class ReactiveAtomicIdempotencyIT {
 

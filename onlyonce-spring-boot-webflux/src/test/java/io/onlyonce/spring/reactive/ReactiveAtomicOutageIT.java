@@ -10,7 +10,6 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.onlyonce.fixtures.RedisSales;
 import io.onlyonce.spring.autoconfigure.OnlyOnceAutoConfiguration;
-import io.onlyonce.spring.reactive.app.ReactiveAtomicPurchaseController;
 import io.onlyonce.spring.reactive.app.ReactiveTestApplication;
 import io.onlyonce.testing.PrivateRedis;
 import java.net.http.HttpResponse;
@@ -33,7 +32,8 @@ import org.springframework.test.context.DynamicPropertySource;
  * store's circuit is open a purchase is refused at once, without a call.
  */
 @DirtiesContext
-@SpringBootTest(classes = ReactiveTestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@SpringBootTest(classes = {ReactiveTestApplication.class, ReactiveAtomicPurchaseController.class},
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"spring.main.web-application-type=reactive", "onlyonce.messaging.enabled=false",
             "onlyonce.store=redis", "onlyonce.redis.command-timeout=1s",
             // an open circuit stays open until the test closes it (no probe, no trial call)

@@ -1,10 +1,9 @@
-package io.onlyonce.spring.reactive.app;
+package io.onlyonce.spring.reactive;
 
+import io.onlyonce.fixtures.RedisSales;
 import io.onlyonce.redis.AtomicOutcome;
 import io.onlyonce.redis.RedisEffect;
-import io.onlyonce.fixtures.RedisSales;
 import io.onlyonce.spring.Idempotent;
-import io.onlyonce.spring.reactive.ReactiveAtomicIdempotency;
 import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.util.Map;
@@ -20,7 +19,8 @@ import reactor.core.publisher.Mono;
 /**
  * Purchases whose effect is a Redis script, run with their record (and token) in one script call
  * without blocking: a unit of the sale's stock and the buyer on its list. Only with
- * {@code onlyonce.store=redis}.
+ * {@code onlyonce.store=redis}: added to the test application by the tests that use it (outside its
+ * scanned package, which the Spring Boot 3.5 suite compiles without the test fixtures).
  */
 @RestController
 public class ReactiveAtomicPurchaseController {

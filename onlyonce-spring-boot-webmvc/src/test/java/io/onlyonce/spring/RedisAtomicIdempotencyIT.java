@@ -2,9 +2,7 @@ package io.onlyonce.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.onlyonce.fixtures.RedisSales;
 import io.onlyonce.spring.testapp.AtomicPurchaseController;
 import io.onlyonce.spring.testapp.TestApplication;
 import java.net.http.HttpResponse;
@@ -39,8 +37,7 @@ import org.springframework.test.context.DynamicPropertySource;
 class RedisAtomicIdempotencyIT {
 
     static final String PREFIX = "oo-atomic-it-" + UUID.randomUUID().toString().substring(0, 8) + ":";
-    static RedisClient client;
-    static StatefulRedisConnection<String, String> connection;
+    static RedisSales sales;
 
     @DynamicPropertySource
     static void redis(DynamicPropertyRegistry registry) {
@@ -49,20 +46,13 @@ class RedisAtomicIdempotencyIT {
 
     @BeforeAll
     static void connect() {
-        client = RedisClient.create("redis://127.0.0.1:6379");
-        connection = client.connect();
-        AtomicPurchaseController.prefix = PREFIX + "sales:";
+        sales = new RedisSales("redis://127.0.0.1:6379", PREFIX);
+        AtomicPurchaseController.prefix = sales.keys();
     }
 
     @AfterAll
     static void deleteKeys() {
-        RedisCommands<String, String> redis = connection.sync();
-        List<String> keys = redis.keys(PREFIX + "*");
-        if (!keys.isEmpty()) {
-            redis.del(keys.toArray(String[]::new));
-        }
-        connection.close();
-        client.shutdown();
+        sales.close();
     }
 
     @LocalServerPort
@@ -75,27 +65,13 @@ class RedisAtomicIdempotencyIT {
         http = new Http(port);
     }
 
-    String sale(int stock) {
-        String sale = "s" + UUID.randomUUID().toString().substring(0, 8);
-        connection.sync().set(PREFIX + "sales:" + sale + ":stock", Integer.toString(stock));
-        return sale;
-    }
-
-    String left(String sale) {
-        return connection.sync().get(PREFIX + "sales:" + sale + ":stock");
-    }
-
-    List<String> buyers(String sale) {
-        return connection.sync().lrange(PREFIX + "sales:" + sale + ":buyers", 0, -1);
-    }
-
     HttpResponse<String> buy(String sale, String user, String key, String body) {
         return http.send(http.post("/atomic/" + sale + "/purchases", user, body).header("Idempotency-Key", key));
     }
 
     @Test
     void parallelIdenticalRequestsTakeOneUnitAndAreAllAnsweredTheFirstAnswer() throws Exception {
-        String sale = sale(10);
+        String sale = sales.sale(10);
         String key = UUID.randomUUID().toString();
         int requests = 20;
         ExecutorService threads = Executors.newFixedThreadPool(requests);
@@ -125,13 +101,13 @@ class RedisAtomicIdempotencyIT {
         } finally {
             threads.shutdownNow();
         }
-        assertThat(left(sale)).isEqualTo("9");
-        assertThat(buyers(sale)).containsExactly("alice");
+        assertThat(sales.left(sale)).isEqualTo("9");
+        assertThat(sales.buyers(sale)).containsExactly("alice");
     }
 
     @Test
     void theAnnotationsRefusalsHoldAndChangeNothing() {
-        String sale = sale(10);
+        String sale = sales.sale(10);
         String key = UUID.randomUUID().toString();
         assertThat(buy(sale, "alice", key, "{\"quantity\":1}").statusCode()).isEqualTo(201);
 
@@ -143,7 +119,7 @@ class RedisAtomicIdempotencyIT {
         HttpResponse<String> html = http.send(http.post("/atomic/" + sale + "/purchases", "alice", "{}")
                 .header("Idempotency-Key", UUID.randomUUID().toString()).header("Accept", "text/html"));
         assertThat(html.statusCode()).as(html.body()).isEqualTo(406);
-        assertThat(left(sale)).isEqualTo("9");
+        assertThat(sales.left(sale)).isEqualTo("9");
 
         HttpResponse<String> missing = http.send(http.post("/atomic/" + sale + "/purchases", "alice", "{}"));
         assertThat(missing.statusCode()).as(missing.body()).isEqualTo(400);
@@ -153,27 +129,27 @@ class RedisAtomicIdempotencyIT {
         HttpResponse<String> bob = buy(sale, "bob", key, "{\"quantity\":1}");
         assertThat(bob.statusCode()).isEqualTo(201);
         assertThat(bob.headers().firstValue("Idempotent-Replayed")).isEmpty();
-        assertThat(left(sale)).isEqualTo("8");
-        assertThat(buyers(sale)).containsExactly("alice", "bob");
+        assertThat(sales.left(sale)).isEqualTo("8");
+        assertThat(sales.buyers(sale)).containsExactly("alice", "bob");
     }
 
     @Test
     void aDeclinedEffectIsTheHandlersAnswerAndStoresNothing() {
-        String sale = sale(0);
+        String sale = sales.sale(0);
         String key = UUID.randomUUID().toString();
         HttpResponse<String> soldOut = buy(sale, "alice", key, "{}");
         assertThat(soldOut.statusCode()).isEqualTo(409);
         assertThat(soldOut.body()).isEqualTo("{\"declined\":\"SOLD_OUT\"}");
 
-        connection.sync().set(PREFIX + "sales:" + sale + ":stock", "1");
+        sales.stock(sale, 1);
         HttpResponse<String> restocked = buy(sale, "alice", key, "{}");
         assertThat(restocked.statusCode()).as("the decline kept no record").isEqualTo(201);
-        assertThat(left(sale)).isEqualTo("0");
+        assertThat(sales.left(sale)).isEqualTo("0");
     }
 
     @Test
     void aTokenIsUsedByTheScriptAndAResentOneIsToldTheFirstAnswer() {
-        String sale = sale(5);
+        String sale = sales.sale(5);
         HttpResponse<String> issued = http.send(http.post("/idempotency/tokens?scope=atomic:" + sale, "alice", ""));
         assertThat(issued.statusCode()).as(issued.body()).isEqualTo(201);
         String token = JsonDoc.parse(issued.body()).get("token").asString();
@@ -187,10 +163,10 @@ class RedisAtomicIdempotencyIT {
         JsonDoc problem = JsonDoc.parse(resent.body());
         assertThat(problem.get("type").asString()).isEqualTo("urn:onlyonce:problem:duplicate-submission");
         assertThat(problem.get("firstStatus").asInt()).isEqualTo(201);
-        assertThat(left(sale)).isEqualTo("4");
+        assertThat(sales.left(sale)).isEqualTo("4");
 
         HttpResponse<String> noToken = http.send(http.post("/atomic/" + sale + "/token-purchases", "alice", "{}"));
         assertThat(noToken.statusCode()).isEqualTo(400);
-        assertThat(left(sale)).isEqualTo("4");
+        assertThat(sales.left(sale)).isEqualTo("4");
     }
 }

@@ -13,22 +13,27 @@ import io.onlyonce.spring.method.ObservedDurations;
 import io.onlyonce.spring.method.WebInvocations;
 import io.onlyonce.spring.metrics.OnlyOnceStatistics;
 import io.onlyonce.spring.resilience.CircuitBreakerAsyncIdempotencyStore;
+import io.onlyonce.spring.resilience.CircuitBreakerAtomicExecutor;
 import io.onlyonce.spring.http.OnlyOnceProblems;
 import io.onlyonce.store.AsyncIdempotencyStore;
 import io.onlyonce.store.IdempotencyStore;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.web.reactive.function.server.RequestPredicates;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
 import org.springframework.web.reactive.function.server.ServerResponse;
 import org.springframework.web.reactive.DispatcherHandler;
+import org.springframework.web.reactive.config.WebFluxConfigurer;
+import org.springframework.web.reactive.result.method.annotation.ArgumentResolverConfigurer;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -99,6 +104,30 @@ public class OnlyOnceReactiveAutoConfiguration {
             ReactivePrincipalResolver principals, ReactiveIdempotency idempotency, OnlyOnceProperties properties) {
         return RouterFunctions.route(RequestPredicates.POST(properties.token().path()), new ReactiveTokenEndpoint(tokens,
                 limits, principals, idempotency, properties.principalRequired(), properties.key().unavailableRetryAfter()));
+    }
+
+    /**
+     * {@link ReactiveAtomicIdempotency} arguments, with {@code onlyonce.store=redis}: effects that
+     * are Redis scripts, run in one script call with their record and token.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.onlyonce.redis.RedisAtomicExecutor")
+    @ConditionalOnBean(type = "io.onlyonce.spring.resilience.CircuitBreakerAtomicExecutor")
+    static class Atomic {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "onlyOnceAtomicWebFluxConfigurer")
+        WebFluxConfigurer onlyOnceAtomicWebFluxConfigurer(CircuitBreakerAtomicExecutor executor, TokenService tokens,
+                OnlyOnceStatistics statistics) {
+            ReactiveAtomicIdempotencyArgumentResolver resolver =
+                    new ReactiveAtomicIdempotencyArgumentResolver(executor, tokens, statistics);
+            return new WebFluxConfigurer() {
+                @Override
+                public void configureArgumentResolvers(ArgumentResolverConfigurer configurer) {
+                    configurer.addCustomResolver(resolver);
+                }
+            };
+        }
     }
 
     /** Lets a WebFlux controller's {@code @Idempotent} call through the method advice: the web filter protects it. */

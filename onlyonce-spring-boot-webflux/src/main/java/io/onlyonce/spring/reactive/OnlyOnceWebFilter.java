@@ -3,6 +3,7 @@ package io.onlyonce.spring.reactive;
 import io.onlyonce.spring.Idempotent;
 import io.onlyonce.spring.method.MethodSettings;
 import java.lang.reflect.Method;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -34,7 +35,8 @@ import reactor.core.publisher.Mono;
  *
  * <p>A method that answers {@code Mono} (or a plain value) is recorded and replayed; one that
  * streams ({@code Flux}, another multi-value {@code Publisher}) is passed through and not stored,
- * which start-up logs once per method.
+ * which start-up logs once per method. A method that declares a {@link ReactiveAtomicIdempotency}
+ * decides its request itself, in one Redis script call ({@link ReactiveIdempotency#protectSelfDecided}).
  */
 public final class OnlyOnceWebFilter implements WebFilter, Ordered, SmartInitializingSingleton {
 
@@ -46,6 +48,7 @@ public final class OnlyOnceWebFilter implements WebFilter, Ordered, SmartInitial
     private final MethodSettings.Factory settings;
     private final ObjectProvider<RequestMappingHandlerMapping> mappingProvider;
     private final Map<Method, Boolean> streamed = new ConcurrentHashMap<>();
+    private final Map<Method, Boolean> selfDeciding = new ConcurrentHashMap<>();
     private volatile List<RequestMappingHandlerMapping> mappings = List.of();
 
     public OnlyOnceWebFilter(ReactiveIdempotency idempotency, MethodSettings.Factory settings,
@@ -84,6 +87,9 @@ public final class OnlyOnceWebFilter implements WebFilter, Ordered, SmartInitial
         return handler(exchange).map(Optional::of).defaultIfEmpty(Optional.empty()).flatMap(found -> {
             if (found.orElse(null) instanceof HandlerMethod handler && isIdempotent(handler.getMethod())) {
                 MethodSettings method = settings.forMethod(handler.getMethod());
+                if (decidesItself(handler.getMethod())) {
+                    return idempotency.protectSelfDecided(exchange, method, endpoint(exchange), chain::filter);
+                }
                 return idempotency.protect(exchange, method, endpoint(exchange), streams(handler), chain::filter);
             }
             return chain.filter(exchange);
@@ -106,6 +112,12 @@ public final class OnlyOnceWebFilter implements WebFilter, Ordered, SmartInitial
             Class<?> returned = type.toClass();
             return org.reactivestreams.Publisher.class.isAssignableFrom(returned) && !Mono.class.isAssignableFrom(returned);
         });
+    }
+
+    /** Whether the method declares an argument that decides the request itself ({@link ReactiveAtomicIdempotency}). */
+    private boolean decidesItself(Method method) {
+        return selfDeciding.computeIfAbsent(method, m -> Arrays.stream(m.getParameterTypes())
+                .anyMatch(SelfDeciding.class::isAssignableFrom));
     }
 
     private boolean isIdempotent(Method method) {

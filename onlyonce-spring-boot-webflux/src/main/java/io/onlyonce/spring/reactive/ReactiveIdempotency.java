@@ -16,6 +16,7 @@ import io.onlyonce.token.TokenService;
 import io.onlyonce.spring.method.MethodSettings;
 import io.onlyonce.spring.method.ObservedDurations;
 import io.onlyonce.spring.metrics.OutcomeRecorder;
+import io.onlyonce.spring.http.AtomicAnswers;
 import io.onlyonce.spring.http.IdempotentRequests;
 import io.onlyonce.spring.http.OnlyOnceProblems;
 import io.onlyonce.spring.http.OnlyOnceRejection;
@@ -133,8 +134,24 @@ public final class ReactiveIdempotency {
      */
     public Mono<Void> protect(ServerWebExchange exchange, MethodSettings method, String endpoint, boolean streamed,
             Function<ServerWebExchange, Mono<Void>> proceed) {
+        return protect(exchange, method, endpoint, streamed, false, proceed);
+    }
+
+    /**
+     * Protects a handler method that decides its request itself ({@link ReactiveAtomicIdempotency}):
+     * verifies the key or token and resolves the record's key and fingerprint as {@link #protect}
+     * does, then claims, consumes and records nothing; answers the refusal the handler's argument
+     * decided, or else the handler's answer.
+     */
+    Mono<Void> protectSelfDecided(ServerWebExchange exchange, MethodSettings method, String endpoint,
+            Function<ServerWebExchange, Mono<Void>> proceed) {
+        return protect(exchange, method, endpoint, false, true, proceed);
+    }
+
+    private Mono<Void> protect(ServerWebExchange exchange, MethodSettings method, String endpoint, boolean streamed,
+            boolean selfDecided, Function<ServerWebExchange, Mono<Void>> proceed) {
         if (method.annotation().strategy() == Idempotent.Strategy.TOKEN) {
-            return protectByToken(exchange, method, endpoint, streamed, proceed);
+            return protectByToken(exchange, method, endpoint, streamed, selfDecided, proceed);
         }
         String name;
         try {
@@ -145,6 +162,11 @@ public final class ReactiveIdempotency {
             return problem(exchange, refused);
         }
         if (name == null) {
+            if (selfDecided) {
+                // the one store call needs a key: an optional one is required here
+                recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
+                return problem(exchange, OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_MISSING));
+            }
             return proceed.apply(exchange);
         }
         return body(exchange.getRequest()).flatMap(body -> principals.resolve(exchange).map(Optional::of)
@@ -165,6 +187,10 @@ public final class ReactiveIdempotency {
                         return problem(exchange, refused);
                     }
                     Fingerprint fingerprint = fingerprint(exchange.getRequest(), body.bytes(), method);
+                    if (selfDecided) {
+                        return selfDecided(withBody(exchange, body.bytes()),
+                                new SelfDecidedRequest(endpoint, key, fingerprint, null, method.config()), proceed);
+                    }
                     return Mono.fromCompletionStage(() -> engine.admitAsync(key, fingerprint, method.config()))
                             .flatMap(admission -> admission instanceof AsyncAdmission.Admitted admitted
                                     ? run(withBody(exchange, body.bytes()), admitted.execution(), method, endpoint,
@@ -181,7 +207,7 @@ public final class ReactiveIdempotency {
      * method says {@code onFailure = RETRYABLE}.
      */
     private Mono<Void> protectByToken(ServerWebExchange exchange, MethodSettings method, String endpoint, boolean streamed,
-            Function<ServerWebExchange, Mono<Void>> proceed) {
+            boolean selfDecided, Function<ServerWebExchange, Mono<Void>> proceed) {
         return principals.resolve(exchange).map(Optional::of).defaultIfEmpty(Optional.empty()).flatMap(principal -> {
             OneTimeToken token;
             IdempotencyKey resultKey;
@@ -199,6 +225,12 @@ public final class ReactiveIdempotency {
                         endpoint);
                 return problem(exchange, refused);
             }
+            Fingerprint fingerprint = Fingerprint.of(exchange.getRequest().getMethod().name(),
+                    exchange.getRequest().getURI().getRawPath());
+            if (selfDecided) {
+                return selfDecided(exchange, new SelfDecidedRequest(endpoint, resultKey, fingerprint, token, method.config()),
+                        proceed);
+            }
             Runnable giveBack = () -> IdempotentRequests.restoreQuietly(tokens, token);
             return blocking(() -> IdempotentRequests.consume(tokens, token, method.config(),
                             () -> recorder.record(OutcomeRecorder.LAYER_BUSINESS, "store_error", endpoint)))
@@ -209,13 +241,10 @@ public final class ReactiveIdempotency {
                                     .flatMap(first -> {
                                         OnlyOnceRejection refused = IdempotentRequests.refusedToken(tokens, token, first);
                                         recorder.record(OutcomeRecorder.LAYER_BUSINESS,
-                                                refused.problemType() == ProblemType.IDEMPOTENCY_TOKEN_EXPIRED
-                                                        ? "token_expired" : "duplicate_token", endpoint);
+                                                IdempotentRequests.refusedTokenMetric(refused), endpoint);
                                         return problem(exchange, refused);
                                     });
                         }
-                        Fingerprint fingerprint = Fingerprint.of(exchange.getRequest().getMethod().name(),
-                                exchange.getRequest().getURI().getRawPath());
                         Runnable onReleased = method.annotation().onFailure() == Idempotent.FailureMode.RETRYABLE ? giveBack : null;
                         return Mono.fromCompletionStage(() -> engine.admitAsync(resultKey, fingerprint, method.config()))
                                 .flatMap(admission -> admission instanceof AsyncAdmission.Admitted admitted
@@ -227,6 +256,31 @@ public final class ReactiveIdempotency {
                     })
                     .onErrorResume(OnlyOnceRejection.class, refused -> problem(exchange, refused));
         });
+    }
+
+    /**
+     * Runs a self-deciding handler with its answer held back: sends it, or, when the handler's
+     * argument decided a refusal, answers that instead (whatever the handler or an exception
+     * handler made of it), as {@link #answer} answers the two-step path's outcomes.
+     */
+    private Mono<Void> selfDecided(ServerWebExchange exchange, SelfDecidedRequest request,
+            Function<ServerWebExchange, Mono<Void>> proceed) {
+        request.attachTo(exchange);
+        RecordingResponse recording = new RecordingResponse(exchange.getResponse());
+        return proceed.apply(exchange.mutate().response(recording).build())
+                .then(Mono.just(Boolean.TRUE))
+                .onErrorResume(failure -> request.refusal() != null ? Mono.just(Boolean.TRUE) : Mono.error(failure))
+                .flatMap(ran -> {
+                    AtomicAnswers.Refusal refusal = request.refusal();
+                    if (refusal == null) {
+                        return recording.send();
+                    }
+                    if (refusal instanceof AtomicAnswers.Refused refused) {
+                        recorder.record(OutcomeRecorder.LAYER_BUSINESS, refused.metric(), request.endpoint());
+                        return problem(exchange, refused.rejection());
+                    }
+                    return answer(exchange, ((AtomicAnswers.Decided) refusal).outcome(), request.endpoint());
+                });
     }
 
     /** A blocking call (a token store's), on the bounded elastic scheduler. */

@@ -36,6 +36,15 @@ class OnlyOnceReactiveAutoConfigurationTest {
         });
     }
 
+    @Test
+    void withoutRedisThereIsNoAtomicArgument() {
+        // the in-memory store: no Redis atomic executor, so nothing resolves a ReactiveAtomicIdempotency
+        reactive.run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).doesNotHaveBean("onlyOnceAtomicWebFluxConfigurer");
+        });
+    }
+
     @RestController
     static class GoodController {
         @PostMapping("/good")

@@ -8,9 +8,9 @@ import io.onlyonce.redis.RedisEffect;
 import io.onlyonce.spring.dedup.DeferredWindow;
 import io.onlyonce.spring.metrics.OutcomeRecorder;
 import io.onlyonce.spring.resilience.CircuitBreakerAtomicExecutor;
+import io.onlyonce.spring.http.AtomicAnswers;
 import io.onlyonce.spring.http.IdempotentRequests;
 import io.onlyonce.spring.http.OnlyOnceRejection;
-import io.onlyonce.spring.http.ProblemType;
 import io.onlyonce.spring.web.SelfDecided;
 import io.onlyonce.engine.Outcome;
 import io.onlyonce.token.OneTimeToken;
@@ -18,7 +18,6 @@ import io.onlyonce.token.TokenService;
 import java.time.Duration;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.ResponseEntity;
 
 /**
@@ -113,8 +112,7 @@ public final class AtomicIdempotency implements SelfDecided {
         try {
             outcome = executor.run(builder.build());
         } catch (StoreUnavailableException e) {
-            recorder.record(OutcomeRecorder.LAYER_BUSINESS, "store_error", bound.endpoint());
-            throw OnlyOnceRejection.problem(ProblemType.STORE_UNAVAILABLE, bound.config().unavailableRetryAfter());
+            throw refuse(bound, AtomicAnswers.storeUnavailable(bound.config()));
         }
         if (outcome instanceof AtomicOutcome.Completed || outcome instanceof AtomicOutcome.Declined) {
             recorder.record(OutcomeRecorder.LAYER_BUSINESS, "executed", bound.endpoint());
@@ -126,27 +124,24 @@ public final class AtomicIdempotency implements SelfDecided {
             }
             throw window.duplicate(repeated.hit());
         }
-        if (outcome instanceof AtomicOutcome.TokenRefused refused) {
-            OnlyOnceRejection rejection = IdempotentRequests.refusedToken(tokens, java.util.Objects.requireNonNull(token),
-                    refused.first());
-            recorder.record(OutcomeRecorder.LAYER_BUSINESS,
-                    rejection.problemType() == ProblemType.IDEMPOTENCY_TOKEN_EXPIRED ? "token_expired" : "duplicate_token",
-                    bound.endpoint());
-            throw rejection;
+        throw refuse(bound, AtomicAnswers.refusal(outcome, bound.fingerprint(), bound.config(), tokens, token));
+    }
+
+    /** Counts the refusal in OnlyOnce's metrics, as the two-step path counts it. */
+    private OnlyOnceRejection refuse(Binding bound, AtomicAnswers.Refusal refusal) {
+        if (refusal instanceof AtomicAnswers.Refused refused) {
+            recorder.record(OutcomeRecorder.LAYER_BUSINESS, refused.metric(), bound.endpoint());
+            return refused.rejection();
         }
-        // the same decision as the two-step path's claim, counted under the same names
-        Outcome decided = Outcome.of(((AtomicOutcome.Existing) outcome).record(), bound.fingerprint(),
-                bound.config().lease());
+        Outcome decided = ((AtomicAnswers.Decided) refusal).outcome();
         recorder.record(OutcomeRecorder.LAYER_BUSINESS, IdempotentRequests.metricName(decided), bound.endpoint());
-        throw IdempotentRequests.refusal(decided, decided instanceof Outcome.InProgress inProgress
+        return IdempotentRequests.refusal(decided, decided instanceof Outcome.InProgress inProgress
                 ? inProgress.retryAfter()
                 : Duration.ZERO);
     }
 
     /** A stored response as the handler's answer: the first answer and every replay carry the same bytes. */
     public static ResponseEntity<byte[]> respond(StoredResponse response) {
-        HttpHeaders headers = new HttpHeaders();
-        response.headers().forEach(h -> headers.add(h.name(), h.value()));
-        return ResponseEntity.status(response.status()).headers(headers).body(response.body());
+        return AtomicAnswers.respond(response);
     }
 }

@@ -327,8 +327,7 @@ public final class IdempotentMethodInterceptor implements WebInvocations {
                 () -> recorder.record(OutcomeRecorder.LAYER_BUSINESS, "store_error", endpoint));
         if (!consumed) {
             OnlyOnceRejection refused = IdempotentRequests.refusedToken(tokens, token, firstRecord(resultKey));
-            recorder.record(OutcomeRecorder.LAYER_BUSINESS,
-                    refused.problemType() == ProblemType.IDEMPOTENCY_TOKEN_EXPIRED ? "token_expired" : "duplicate_token", endpoint);
+            recorder.record(OutcomeRecorder.LAYER_BUSINESS, IdempotentRequests.refusedTokenMetric(refused), endpoint);
             throw refused;
         }
         Runnable restore = method.annotation().onFailure() == Idempotent.FailureMode.RETRYABLE

@@ -1,5 +1,6 @@
 package io.onlyonce.spring.testapp;
 
+import io.onlyonce.fixtures.RedisSales;
 import io.onlyonce.redis.AtomicOutcome;
 import io.onlyonce.redis.RedisEffect;
 import io.onlyonce.spring.Idempotent;
@@ -24,16 +25,7 @@ public class AtomicPurchaseController {
     /** Where the sales' keys live: set by the test that uses them. */
     public static volatile String prefix = "oo-atomic-test:";
 
-    static final RedisEffect TAKE = RedisEffect.of("take-unit", """
-            local left = tonumber(redis.call('GET', KEYS[1]) or '0')
-            if left <= 0 then
-              return {'decline', 'SOLD_OUT'}
-            end
-            local n = redis.call('DECR', KEYS[1])
-            redis.call('RPUSH', KEYS[2], ARGV[1])
-            return {'complete', 201, '{"left":' .. n .. ',"buyer":"' .. ARGV[1] .. '"}',
-              'Content-Type', 'application/json', 'X-Units-Left', tostring(n)}
-            """);
+    static final RedisEffect TAKE = RedisEffect.of("take-unit", RedisSales.TAKE_UNIT);
 
     @PostMapping(path = "/atomic/{sale}/purchases", produces = MediaType.APPLICATION_JSON_VALUE)
     @Idempotent

@@ -220,6 +220,14 @@ public final class IdempotentRequests {
     }
 
     /**
+     * The name in OnlyOnce's metrics of a {@link #refusedToken} refusal: {@code token_expired} or
+     * {@code duplicate_token}.
+     */
+    public static String refusedTokenMetric(OnlyOnceRejection refused) {
+        return refused.problemType() == ProblemType.IDEMPOTENCY_TOKEN_EXPIRED ? "token_expired" : "duplicate_token";
+    }
+
+    /**
      * The first request's answer, for the problem of a duplicate: empty unless the record of
      * the first request completed with a response: {@code firstStatus} and {@code firstResult}.
      */

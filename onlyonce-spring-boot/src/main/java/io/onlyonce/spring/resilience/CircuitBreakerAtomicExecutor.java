@@ -1,11 +1,16 @@
 package io.onlyonce.spring.resilience;
 
+import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.redis.AtomicCall;
 import io.onlyonce.redis.AtomicOutcome;
 import io.onlyonce.redis.RedisAtomicExecutor;
+import io.onlyonce.store.AsyncIdempotencyStore;
 import io.onlyonce.store.StoreBudget;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 
 /**
  * {@link RedisAtomicExecutor} calls through the circuit breaker of the idempotency store (the same
@@ -36,6 +41,31 @@ public final class CircuitBreakerAtomicExecutor {
             return StoreBudget.call("atomic " + call.effect().name(), () -> delegate.run(call));
         }
         return CircuitBreakers.call(breaker, "atomic " + call.effect().name(), () -> delegate.run(call));
+    }
+
+    /**
+     * {@link RedisAtomicExecutor#runAsync}, guarded: while the circuit is open the stage fails at
+     * once with {@link StoreUnavailableException}; otherwise the call's outcome and duration count
+     * toward the breaker when its stage completes. Its budget is the executor's command timeout.
+     */
+    public CompletionStage<AtomicOutcome> runAsync(AtomicCall call) {
+        if (breaker == null) {
+            return AsyncIdempotencyStore.stage(() -> delegate.runAsync(call));
+        }
+        if (!breaker.tryAcquirePermission()) {
+            return CompletableFuture.failedFuture(new StoreUnavailableException("atomic " + call.effect().name()
+                    + " (circuit open)", CallNotPermittedException.createCallNotPermittedException(breaker)));
+        }
+        long start = breaker.getCurrentTimestamp();
+        return AsyncIdempotencyStore.stage(() -> delegate.runAsync(call)).whenComplete((outcome, failure) -> {
+            long duration = breaker.getCurrentTimestamp() - start;
+            if (failure == null) {
+                breaker.onResult(duration, breaker.getTimestampUnit(), outcome);
+            } else {
+                breaker.onError(duration, breaker.getTimestampUnit(),
+                        failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure);
+            }
+        });
     }
 
     /** The executor behind the breaker (its {@code find}, {@code runAsync}). */

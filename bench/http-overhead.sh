@@ -103,6 +103,7 @@ for store in "${store_list[@]}"; do
   echo "figure jvm_cpu_us_per_request_idempotent_$store $(per 8 5 "$us")"
   echo "figure jvm_cpu_us_per_request_replay_$store $(per 9 6 "$us")"
   if [ "$store" = redis ]; then
+    echo "figure jvm_cpu_us_added_per_request $(awk -v a="$(per 8 5 "$us")" -v b="$(per 7 4 "$us")" 'BEGIN {printf "%.1f", a - b}')"
     echo "figure redis_cpu_us_per_request_idempotent $(per 11 5 "$us")"
     echo "figure redis_cpu_us_per_request_replay $(per 12 6 "$us")"
     echo "figure redis_commands_per_request_idempotent $(per 14 5 1)"

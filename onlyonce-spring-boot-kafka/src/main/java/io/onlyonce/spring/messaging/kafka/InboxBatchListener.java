@@ -99,6 +99,6 @@ public final class InboxBatchListener
             byPartition.computeIfAbsent(new TopicPartition(record.topic(), record.partition()), p -> new ArrayList<>())
                     .add(record);
         }
-        return new ConsumerRecords<>(byPartition, java.util.Map.of());
+        return PolledRecords.of(byPartition, null);
     }
 }

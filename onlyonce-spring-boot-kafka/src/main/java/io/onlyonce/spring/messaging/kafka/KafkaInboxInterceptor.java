@@ -103,7 +103,7 @@ public final class KafkaInboxInterceptor implements RecordInterceptor<Object, Ob
         if (kept == 0) {
             return null;
         }
-        return kept == records.count() ? records : new ConsumerRecords<>(admitted, records.nextOffsets());
+        return kept == records.count() ? records : PolledRecords.of(admitted, records);
     }
 
     /**

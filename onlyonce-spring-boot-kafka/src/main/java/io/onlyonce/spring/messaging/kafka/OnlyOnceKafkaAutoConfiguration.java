@@ -39,15 +39,16 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.BeanUtils;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
-import org.springframework.boot.kafka.autoconfigure.ConcurrentKafkaListenerContainerFactoryConfigurer;
-import org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails;
-import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import io.onlyonce.spring.messaging.autoconfigure.OnlyOnceMessagingAutoConfiguration;
@@ -66,8 +67,11 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.util.ClassUtils;
 
 /**
- * The message layer on Kafka through Spring Boot's {@code spring.kafka.*} settings (Spring Boot 4's
- * Kafka module): the container factories {@code onlyOnceKafkaListenerContainerFactory} and
+ * The message layer on Kafka through Spring Boot's {@code spring.kafka.*} settings, on Spring Boot 4
+ * (its {@code spring-boot-kafka} module, Spring Kafka 4) and on Spring Boot 3.5 (the Kafka support
+ * of {@code spring-boot-autoconfigure}, Spring Kafka 3.3): the line is told at start-up by the
+ * {@code KafkaProperties} class on the class path, and both feed the same beans. These are the
+ * container factories {@code onlyOnceKafkaListenerContainerFactory} and
  * {@code onlyOnceKafkaBatchListenerContainerFactory} for {@code @KafkaListener} methods that take
  * effect once. Each container runs every delivery in a transaction of the application's transaction
  * manager; inside it the {@link KafkaInboxInterceptor} records {@code (group id, message-id)} in the
@@ -75,67 +79,78 @@ import org.springframework.util.ClassUtils;
  * transaction; a failed delivery is rolled back, retried with a back-off and then published to
  * {@code <topic>.DLT} ({@link InboxAfterRollbackProcessor}).
  */
-@AutoConfiguration(after = OnlyOnceMessagingAutoConfiguration.class,
-        afterName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
-@ConditionalOnClass(name = {"org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory",
-    "org.springframework.boot.kafka.autoconfigure.KafkaProperties"})
-@ConditionalOnBean({KafkaProperties.class, MessageConsumers.class})
+@AutoConfiguration(after = OnlyOnceMessagingAutoConfiguration.class, afterName = {
+    "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration",
+    // Spring Boot 3's name of the same
+    "org.springframework.boot.autoconfigure.kafka.KafkaAutoConfiguration"
+})
+@ConditionalOnClass(name = "org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory")
+@Conditional(OnlyOnceKafkaAutoConfiguration.OnKafkaProperties.class)
+@ConditionalOnBean(MessageConsumers.class)
 public class OnlyOnceKafkaAutoConfiguration {
 
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(OnlyOnceKafkaAutoConfiguration.class);
 
-    /** The producer settings from {@code spring.kafka.*}, with the connection details applied. */
-    static Map<String, Object> producerProperties(KafkaProperties kafka, @Nullable KafkaConnectionDetails details) {
-        Map<String, Object> properties = new HashMap<>(kafka.buildProducerProperties());
-        if (details != null) {
-            KafkaConnectionDetails.Configuration producer = details.getProducer();
-            properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, producer.getBootstrapServers());
-            if (producer.getSecurityProtocol() != null) {
-                properties.put("security.protocol", producer.getSecurityProtocol());
-            }
+    /** Spring Boot 4's {@code spring.kafka.*} properties. */
+    static final String BOOT_4_PROPERTIES = "org.springframework.boot.kafka.autoconfigure.KafkaProperties";
+
+    /** Spring Boot 3's {@code spring.kafka.*} properties. */
+    static final String BOOT_3_PROPERTIES = "org.springframework.boot.autoconfigure.kafka.KafkaProperties";
+
+    /** Spring Boot configured Kafka, on either line: its {@code KafkaProperties} bean is there. */
+    static final class OnKafkaProperties extends AnyNestedCondition {
+
+        OnKafkaProperties() {
+            super(ConfigurationPhase.REGISTER_BEAN);
         }
-        return properties;
+
+        @ConditionalOnBean(type = BOOT_4_PROPERTIES)
+        static final class SpringBoot4 {
+        }
+
+        @ConditionalOnBean(type = BOOT_3_PROPERTIES)
+        static final class SpringBoot3 {
+        }
     }
 
-    /** The consumer settings from {@code spring.kafka.*}, with the connection details applied. */
-    static Map<String, Object> consumerProperties(KafkaProperties kafka, @Nullable KafkaConnectionDetails details) {
-        Map<String, Object> properties = new HashMap<>(kafka.buildConsumerProperties());
-        if (details != null) {
-            KafkaConnectionDetails.Configuration consumer = details.getConsumer();
-            properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, consumer.getBootstrapServers());
-            if (consumer.getSecurityProtocol() != null) {
-                properties.put("security.protocol", consumer.getSecurityProtocol());
-            }
+    /** The settings from Spring Boot 4's {@code KafkaProperties}. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = BOOT_4_PROPERTIES)
+    static class SpringBoot4Settings {
+
+        @Bean
+        KafkaSettings onlyOnceKafkaSettings(org.springframework.boot.kafka.autoconfigure.KafkaProperties kafka,
+                ObjectProvider<org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails> details,
+                ObjectProvider<org.springframework.boot.kafka.autoconfigure.ConcurrentKafkaListenerContainerFactoryConfigurer> configurer) {
+            return new Boot4KafkaSettings(kafka, details.getIfAvailable(), configurer);
         }
-        return properties;
     }
 
-    /** The admin settings from {@code spring.kafka.*}, with the connection details applied. */
-    static Map<String, Object> adminProperties(KafkaProperties kafka, @Nullable KafkaConnectionDetails details) {
-        Map<String, Object> properties = new HashMap<>(kafka.buildAdminProperties());
-        if (details != null) {
-            KafkaConnectionDetails.Configuration admin = details.getAdmin();
-            properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, admin.getBootstrapServers());
-            if (admin.getSecurityProtocol() != null) {
-                properties.put("security.protocol", admin.getSecurityProtocol());
-            }
+    /** The settings from Spring Boot 3.5's {@code KafkaProperties}, named rather than linked. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = BOOT_3_PROPERTIES)
+    @ConditionalOnMissingClass(BOOT_4_PROPERTIES)
+    static class SpringBoot3Settings {
+
+        @Bean
+        KafkaSettings onlyOnceKafkaSettings(BeanFactory beans) {
+            return Boot3KafkaSettings.from(beans, OnlyOnceKafkaAutoConfiguration.class.getClassLoader());
         }
-        return properties;
     }
 
     /**
      * Fails start-up when the application's producer settings weaken what the message layer relies
      * on: {@code acks} other than {@code all}, or idempotence switched off.
      */
-    static void checkDurability(KafkaProperties kafka) {
-        String acks = kafka.getProducer().getAcks();
+    static void checkDurability(KafkaSettings kafka) {
+        String acks = kafka.producerAcks();
         String acksProperty = "spring.kafka.producer.acks";
         if (acks == null) {
-            acks = kafka.getProducer().getProperties().get(ProducerConfig.ACKS_CONFIG);
+            acks = kafka.producerProperties().get(ProducerConfig.ACKS_CONFIG);
             acksProperty = "spring.kafka.producer.properties[acks]";
         }
         if (acks == null) {
-            acks = kafka.getProperties().get(ProducerConfig.ACKS_CONFIG);
+            acks = kafka.properties().get(ProducerConfig.ACKS_CONFIG);
             acksProperty = "spring.kafka.properties[acks]";
         }
         if (acks != null && !"all".equalsIgnoreCase(acks.trim()) && !"-1".equals(acks.trim())) {
@@ -145,10 +160,10 @@ public class OnlyOnceKafkaAutoConfiguration {
                             + " has it",
                     "Remove " + acksProperty + " or set it to all.");
         }
-        String idempotence = kafka.getProducer().getProperties().get(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG);
+        String idempotence = kafka.producerProperties().get(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG);
         String idempotenceProperty = "spring.kafka.producer.properties[enable.idempotence]";
         if (idempotence == null) {
-            idempotence = kafka.getProperties().get(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG);
+            idempotence = kafka.properties().get(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG);
             idempotenceProperty = "spring.kafka.properties[enable.idempotence]";
         }
         if (idempotence != null && "false".equals(idempotence.trim().toLowerCase(Locale.ROOT))) {
@@ -162,9 +177,8 @@ public class OnlyOnceKafkaAutoConfiguration {
     /** Where OnlyOnce's Kafka listeners dead-letter a record, on a producer of their own. */
     @Bean(destroyMethod = "destroy")
     @ConditionalOnMissingBean(name = "onlyOnceKafkaDeadLetterTemplate")
-    KafkaTemplate<Object, Object> onlyOnceKafkaDeadLetterTemplate(KafkaProperties kafka,
-            ObjectProvider<KafkaConnectionDetails> details, OnlyOnceProperties properties) {
-        Map<String, Object> config = producerProperties(kafka, details.getIfAvailable());
+    KafkaTemplate<Object, Object> onlyOnceKafkaDeadLetterTemplate(KafkaSettings kafka, OnlyOnceProperties properties) {
+        Map<String, Object> config = kafka.producer();
         Serializer<Object> key = new DeadLetterSerializer(serializer(config.get(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG)));
         Serializer<Object> value = new DeadLetterSerializer(serializer(config.get(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG)));
         config.remove(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG);
@@ -205,12 +219,12 @@ public class OnlyOnceKafkaAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(name = "onlyOnceKafkaListenerContainerFactory")
     ConcurrentKafkaListenerContainerFactory<Object, Object> onlyOnceKafkaListenerContainerFactory(
-            ObjectProvider<ConcurrentKafkaListenerContainerFactoryConfigurer> configurer,
-            ObjectProvider<ConsumerFactory<Object, Object>> consumerFactory, DataSource dataSource,
+            KafkaSettings kafkaSettings, ObjectProvider<ConsumerFactory<Object, Object>> consumerFactory,
+            DataSource dataSource,
             PlatformTransactionManager transactionManager, MessagingDatabase messagingDatabase,
             KafkaDeadLetters deadLetters, OnlyOnceProperties properties, OnlyOnceStatistics statistics,
             ObjectProvider<KafkaAdmin> admin) {
-        return factory(false, configurer, consumerFactory, dataSource, transactionManager, messagingDatabase,
+        return factory(false, kafkaSettings, consumerFactory, dataSource, transactionManager, messagingDatabase,
                 deadLetters, properties, statistics, admin);
     }
 
@@ -218,12 +232,12 @@ public class OnlyOnceKafkaAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(name = "onlyOnceKafkaBatchListenerContainerFactory")
     ConcurrentKafkaListenerContainerFactory<Object, Object> onlyOnceKafkaBatchListenerContainerFactory(
-            ObjectProvider<ConcurrentKafkaListenerContainerFactoryConfigurer> configurer,
-            ObjectProvider<ConsumerFactory<Object, Object>> consumerFactory, DataSource dataSource,
+            KafkaSettings kafkaSettings, ObjectProvider<ConsumerFactory<Object, Object>> consumerFactory,
+            DataSource dataSource,
             PlatformTransactionManager transactionManager, MessagingDatabase messagingDatabase,
             KafkaDeadLetters deadLetters, OnlyOnceProperties properties, OnlyOnceStatistics statistics,
             ObjectProvider<KafkaAdmin> admin) {
-        return factory(true, configurer, consumerFactory, dataSource, transactionManager, messagingDatabase,
+        return factory(true, kafkaSettings, consumerFactory, dataSource, transactionManager, messagingDatabase,
                 deadLetters, properties, statistics, admin);
     }
 
@@ -249,8 +263,8 @@ public class OnlyOnceKafkaAutoConfiguration {
      */
     @SuppressWarnings("removal")
     private static ConcurrentKafkaListenerContainerFactory<Object, Object> factory(boolean batch,
-            ObjectProvider<ConcurrentKafkaListenerContainerFactoryConfigurer> configurer,
-            ObjectProvider<ConsumerFactory<Object, Object>> consumerFactory, DataSource dataSource,
+            KafkaSettings kafkaSettings, ObjectProvider<ConsumerFactory<Object, Object>> consumerFactory,
+            DataSource dataSource,
             PlatformTransactionManager transactionManager, MessagingDatabase messagingDatabase,
             KafkaDeadLetters deadLetters, OnlyOnceProperties properties, OnlyOnceStatistics statistics,
             ObjectProvider<KafkaAdmin> admin) {
@@ -260,12 +274,7 @@ public class OnlyOnceKafkaAutoConfiguration {
                     + " ConsumerFactory", "Let Spring Boot configure Kafka (spring.kafka.*) or define a ConsumerFactory bean.");
         }
         ConcurrentKafkaListenerContainerFactory<Object, Object> factory = new ConcurrentKafkaListenerContainerFactory<>();
-        ConcurrentKafkaListenerContainerFactoryConfigurer boot = configurer.getIfAvailable();
-        if (boot != null) {
-            boot.configure(factory, consumers);
-        } else {
-            factory.setConsumerFactory(consumers);
-        }
+        kafkaSettings.configure(factory, consumers);
         OnlyOnceProperties.Consumer settings = properties.messaging().consumer();
         OnlyOnceProperties.Kafka kafka = properties.messaging().kafka();
         KafkaInboxInterceptor interceptor = new KafkaInboxInterceptor(dataSource,
@@ -321,11 +330,10 @@ public class OnlyOnceKafkaAutoConfiguration {
 
         @Bean(destroyMethod = "close")
         @ConditionalOnMissingBean(MessageTransport.class)
-        KafkaMessageTransport onlyOnceKafkaTransport(KafkaProperties kafka, ObjectProvider<KafkaConnectionDetails> details,
-                OnlyOnceProperties properties) {
+        KafkaMessageTransport onlyOnceKafkaTransport(KafkaSettings kafka, OnlyOnceProperties properties) {
             checkDurability(kafka);
             Duration timeout = PropertyChecks.positive(properties.messaging().kafka().sendTimeout(), "onlyonce.messaging.kafka.send-timeout");
-            return KafkaMessageTransport.create(producerProperties(kafka, details.getIfAvailable()), timeout);
+            return KafkaMessageTransport.create(kafka.producer(), timeout);
         }
 
         /**
@@ -336,19 +344,17 @@ public class OnlyOnceKafkaAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "onlyOnceKafkaConsumers")
         SmartLifecycle onlyOnceKafkaConsumers(MessageConsumers consumers, ObjectProvider<ConsumerDefinition> definitions,
-                KafkaProperties kafka, ObjectProvider<KafkaConnectionDetails> details, OnlyOnceProperties properties,
-                OnlyOnceStatistics statistics) {
+                KafkaSettings kafka, OnlyOnceProperties properties, OnlyOnceStatistics statistics) {
             List<ConsumerDefinition> all = definitions.orderedStream().toList();
             OnlyOnceProperties.Kafka settings = properties.messaging().kafka();
-            KafkaConnectionDetails connection = details.getIfAvailable();
             List<IdempotentKafkaConsumer> kafkaConsumers = new ArrayList<>();
             if (!all.isEmpty()) {
                 checkDurability(kafka);
                 if (settings.createTopics()) {
-                    createConsumerTopics(all, settings, adminProperties(kafka, connection));
+                    createConsumerTopics(all, settings, kafka.admin());
                 }
-                Map<String, Object> consumerConfig = consumerProperties(kafka, connection);
-                Map<String, Object> producerConfig = producerProperties(kafka, connection);
+                Map<String, Object> consumerConfig = kafka.consumer();
+                Map<String, Object> producerConfig = kafka.producer();
                 for (ConsumerDefinition definition : all) {
                     kafkaConsumers.add(IdempotentKafkaConsumer.builder(consumers.named(definition.name()),
                                     consumerConfig, producerConfig)

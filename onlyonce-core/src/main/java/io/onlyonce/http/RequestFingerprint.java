@@ -14,8 +14,10 @@ import org.jspecify.annotations.Nullable;
  * reorders fields sends the same request; a form's fields sorted; a multipart body's parts, each
  * by its name, file name, content type and content; anything else by the SHA-256 of its bytes.
  *
- * <p>Two platforms that see the same request compute the same fingerprint, so a retry answered by
- * another instance, on another stack, is still recognised.
+ * <p>Two platforms that see the same request with no body, a JSON body or any other body they both
+ * take by its bytes compute the same fingerprint, so such a retry answered by another instance, on
+ * another stack, is still recognised (WebFlux takes a form or multipart body by its bytes, Spring MVC
+ * by its fields and parts).
  */
 public final class RequestFingerprint {
 

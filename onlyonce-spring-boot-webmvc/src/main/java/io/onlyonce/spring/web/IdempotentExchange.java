@@ -7,7 +7,8 @@ import jakarta.servlet.ServletRequest;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One request's idempotency state on the servlet path, the only thing OnlyOnce keeps on the request:
+ * One request's idempotency state on the servlet path, the one request attribute of the business
+ * layer (the servlet de-dup filter keeps its deferred window apart):
  * opened by {@link OnlyOnceFilter} when the request enters (with the response it captures), and
  * handed from there to the parts that decide. The token interceptor stores the token it
  * {@linkplain #verified verified}; the method interceptor the execution it

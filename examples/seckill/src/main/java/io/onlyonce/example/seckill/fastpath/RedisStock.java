@@ -34,6 +34,7 @@ public class RedisStock {
     private static final RedisScript<Long> REBUILD = script("rebuild", Long.class);
     private static final RedisScript<Long> RECONCILE = script("reconcile", Long.class);
     private static final RedisScript<List> QUEUE = script("queue", List.class);
+    private static final RedisScript<List> HOLDING = script("holding", List.class);
 
     private final StringRedisTemplate redis;
     private final String prefix;
@@ -169,10 +170,23 @@ public class RedisStock {
         return redis.opsForHash().entries(keys(activityId).stock());
     }
 
-    /** The buyer's mark in this sale: their reservation id, or "o:{orderNo}" for an order loaded from the database. */
-    public @Nullable String mark(long activityId, long userId) {
-        Object mark = redis.opsForHash().get(keys(activityId).buyers(), Long.toString(userId));
-        return mark == null ? null : mark.toString();
+    /**
+     * What Redis holds of one buyer in one sale, read in one script so both come from the same server.
+     *
+     * @param epoch the sale's load, or null when Redis does not hold the sale
+     * @param mark the buyer's mark: their reservation id, or "o:{orderNo}" for an order loaded from
+     *     the database; null when they have none
+     */
+    public record Holding(@Nullable Long epoch, @Nullable String mark) {
+    }
+
+    /** The sale's epoch and the buyer's mark, at one instant. */
+    public Holding holding(long activityId, long userId) {
+        Keys k = keys(activityId);
+        List<?> held = redis.execute(HOLDING, List.of(k.epoch(), k.buyers()), Long.toString(userId));
+        Object epoch = held.isEmpty() ? null : held.get(0);
+        Object mark = held.size() < 2 ? null : held.get(1);
+        return new Holding(epoch == null ? null : Long.valueOf(epoch.toString()), mark == null ? null : mark.toString());
     }
 
     /**

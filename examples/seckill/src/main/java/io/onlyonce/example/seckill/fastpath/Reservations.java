@@ -181,7 +181,9 @@ public class Reservations {
     /**
      * Where the caller's reservation stands. A reservation of an earlier Redis load that no consumer
      * wrote was lost with that Redis: it is recorded FAILED ({@code reservation-lost}) here, once, so
-     * a consumer still holding it cannot write it later, and the answer never changes again.
+     * a consumer still holding it cannot write it later, and the answer never changes again. The
+     * sale's epoch and the buyer's mark are read together ({@link RedisStock#holding}): read apart,
+     * a Redis that died in between would answer the one and its empty successor the other.
      */
     public ReservationView status(CurrentUser user, String reservationId) {
         ReservationId id = ReservationId.parse(reservationId).filter(r -> r.userId() == user.id())
@@ -190,13 +192,20 @@ public class Reservations {
         if (row.isPresent()) {
             return view(row.get());
         }
-        Long loaded = stock.epoch(id.activityId());
-        long epoch = loaded != null ? loaded : reconciler.ensureLoaded(id.activityId());
+        RedisStock.Holding held = stock.holding(id.activityId(), user.id());
+        if (held.epoch() == null) {
+            reconciler.ensureLoaded(id.activityId());
+            held = stock.holding(id.activityId(), user.id());
+            if (held.epoch() == null) {
+                throw new ApiException(AppProblem.SALE_UNAVAILABLE); // Redis lost it again: the client asks again
+            }
+        }
+        long epoch = held.epoch();
         if (epoch == id.epoch()) {
-            if (reservationId.equals(stock.mark(id.activityId(), user.id()))) {
+            if (reservationId.equals(held.mark())) {
                 return new ReservationView(reservationId, Status.QUEUED, null, null);
             }
-            // decided while we looked, or never made here
+            // decided while we looked (its row is committed before its mark is freed), or never made here
             return repository.find(reservationId).map(this::view)
                     .orElseThrow(() -> new ApiException(AppProblem.RESERVATION_NOT_FOUND));
         }

@@ -8,6 +8,7 @@ import io.onlyonce.IdempotencyKey;
 import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.StoredResponse;
 import io.onlyonce.redis.internal.AtomicScript;
+import io.onlyonce.redis.internal.CallDeadline;
 import io.onlyonce.redis.internal.IdempotencyValue;
 import io.onlyonce.redis.internal.RedisKeys;
 import io.onlyonce.redis.script.CorruptValueException;
@@ -15,7 +16,6 @@ import io.onlyonce.redis.script.LuaScript;
 import io.onlyonce.redis.script.ScriptRunner;
 import io.onlyonce.store.IdempotencyRecord;
 import io.onlyonce.store.OwnerToken;
-import io.onlyonce.store.StoreBudget;
 import io.onlyonce.store.StoredResponseCodec;
 import io.onlyonce.token.OneTimeToken;
 import io.onlyonce.window.WindowHit;
@@ -26,7 +26,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -67,30 +66,16 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RedisAtomicExecutor {
 
-    /** Redis's {@code TIME} in ms, for the clock offset. */
-    private static final LuaScript TIME = new LuaScript("time", """
-            local now = redis.call('TIME')
-            return {tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)}
-            """);
-    private static final long OFFSET_REFRESH_MILLIS = 10_000;
-
     private final ScriptRunner redis;
     private final RedisKeys keys;
     private final int tokenShards;
-    private final Duration budget;
-    private final InstantSource clock;
-    /** Redis's clock minus ours (ms), when it was measured (ours), and whether a refresh is under way. */
-    private volatile long offset;
-    private volatile long offsetMeasuredAt;
-    private volatile boolean offsetKnown;
-    private final AtomicBoolean measuring = new AtomicBoolean();
+    private final CallDeadline deadline;
 
     private RedisAtomicExecutor(ScriptRunner redis, RedisStoreConfig config, InstantSource clock) {
         this.redis = redis;
         this.keys = new RedisKeys(config.keyPrefix());
         this.tokenShards = config.tokenShards();
-        this.budget = config.commandTimeout();
-        this.clock = clock;
+        this.deadline = new CallDeadline(redis, config.commandTimeout(), clock);
     }
 
     /**
@@ -132,10 +117,10 @@ public final class RedisAtomicExecutor {
      * @throws IllegalArgumentException on a Cluster, when the call's keys span several slots
      */
     public AtomicOutcome run(AtomicCall call) {
-        Request request = request(call, deadline());
+        Request request = request(call, deadline.next());
         AtomicOutcome outcome = outcome(request, redis.runForList(request.operation, call.effect().script(), request.keys,
                 request.args));
-        refreshClock(request.keys[0]);
+        deadline.answered(request.keys[0]);
         return outcome;
     }
 
@@ -146,14 +131,14 @@ public final class RedisAtomicExecutor {
     public CompletionStage<AtomicOutcome> runAsync(AtomicCall call) {
         Request request;
         try {
-            request = request(call, deadline());
+            request = request(call, deadline.next());
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
         return redis.runForListAsync(request.operation, call.effect().script(), request.keys, request.args)
                 .thenApply(answer -> {
                     AtomicOutcome outcome = outcome(request, answer);
-                    refreshClock(request.keys[0]);
+                    deadline.answered(request.keys[0]);
                     return outcome;
                 });
     }
@@ -177,46 +162,6 @@ public final class RedisAtomicExecutor {
 
     /** The keys and arguments of one call, in the layout of {@link AtomicScript}. */
     private record Request(String operation, IdempotencyKey key, byte[][] keys, byte[][] args) {
-    }
-
-    /**
-     * The Redis time (ms) after which the call does nothing, or empty while Redis's clock is not known
-     * yet: the call's budget from now, less a tenth (at most 100 ms), so that a call Redis runs as its
-     * caller gives up does nothing rather than something nobody is told of.
-     */
-    private byte[] deadline() {
-        if (!offsetKnown) {
-            return new byte[0];
-        }
-        long left = budget.toMillis();
-        Duration remaining = StoreBudget.remaining();
-        if (remaining != null) {
-            left = Math.min(left, remaining.toMillis());
-        }
-        return decimal(clock.millis() + offset + left - Math.min(100, left / 10));
-    }
-
-    /**
-     * Measures Redis's clock against ours after the first call that Redis answered, then every 10 s:
-     * one {@code TIME} script without blocking anyone.
-     */
-    private void refreshClock(byte[] key) {
-        long now = clock.millis();
-        if ((offsetKnown && now - offsetMeasuredAt <= OFFSET_REFRESH_MILLIS) || !measuring.compareAndSet(false, true)) {
-            return;
-        }
-        redis.runForListAsync("time", TIME, new byte[][] {key}).whenComplete((answer, failure) -> {
-            try {
-                if (failure == null && answer.size() == 1 && answer.get(0) instanceof Long server) {
-                    long after = clock.millis();
-                    offset = server - (now + after) / 2;
-                    offsetMeasuredAt = after;
-                    offsetKnown = true;
-                }
-            } finally {
-                measuring.set(false);
-            }
-        });
     }
 
     private Request request(AtomicCall call, byte[] deadline) {

@@ -10,6 +10,7 @@ import io.onlyonce.Fingerprint;
 import io.onlyonce.IdempotencyKey;
 import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.StoredResponse;
+import io.onlyonce.redis.internal.CallDeadline;
 import io.onlyonce.redis.internal.IdempotencyValue;
 import io.onlyonce.redis.internal.RedisKeys;
 import io.onlyonce.redis.script.CorruptValueException;
@@ -21,6 +22,7 @@ import io.onlyonce.store.IdempotencyRecord;
 import io.onlyonce.store.IdempotencyStore;
 import io.onlyonce.store.OwnerToken;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -81,8 +83,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AsyncIdemp
             end
             """;
 
-    /** ARGV: value of the new record, lease in ms. Answers the live record, or an empty array after writing the new one. */
-    private static final LuaScript CLAIM = new LuaScript("claim", READ + """
+    /**
+     * ARGV: value of the new record, lease in ms, deadline (see {@link CallDeadline}). Answers the
+     * live record, or an empty array after writing the new one.
+     */
+    private static final LuaScript CLAIM = new LuaScript("claim", CallDeadline.guard(3) + READ + """
             redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
             return {}
             """);
@@ -106,10 +111,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AsyncIdemp
 
     private final ScriptRunner redis;
     private final RedisKeys keys;
+    private final CallDeadline deadline;
 
     private RedisIdempotencyStore(ScriptRunner redis, RedisStoreConfig config) {
         this.redis = redis;
         this.keys = new RedisKeys(config.keyPrefix());
+        this.deadline = new CallDeadline(redis, config.commandTimeout(), InstantSource.system());
     }
 
     /**
@@ -156,7 +163,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AsyncIdemp
         OwnerToken owner = OwnerToken.random();
         byte[] redisKey = keys.idempotency(key);
         List<@Nullable Object> existing = redis.runForList("claim", CLAIM, redisKey,
-                IdempotencyValue.inProgress(owner, fingerprint), decimal(leaseMillis));
+                IdempotencyValue.inProgress(owner, fingerprint), decimal(leaseMillis), deadline.next());
+        deadline.answered(redisKey);
         return existing.isEmpty()
                 ? new ClaimResult.Claimed(owner)
                 : new ClaimResult.Existing(record("claim", key, redisKey, existing));
@@ -200,10 +208,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AsyncIdemp
         OwnerToken owner = OwnerToken.random();
         byte[] redisKey = keys.idempotency(key);
         return redis.runForListAsync("claim", CLAIM, redisKey, IdempotencyValue.inProgress(owner, fingerprint),
-                        decimal(leaseMillis))
-                .thenApply(existing -> existing.isEmpty()
-                        ? new ClaimResult.Claimed(owner)
-                        : new ClaimResult.Existing(record("claim", key, redisKey, existing)));
+                        decimal(leaseMillis), deadline.next())
+                .thenApply(existing -> {
+                    deadline.answered(redisKey);
+                    return existing.isEmpty()
+                            ? new ClaimResult.Claimed(owner)
+                            : new ClaimResult.Existing(record("claim", key, redisKey, existing));
+                });
     }
 
     @Override

@@ -6,12 +6,14 @@ import static io.onlyonce.redis.internal.ScriptArgs.millis;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.onlyonce.redis.internal.CallDeadline;
 import io.onlyonce.redis.internal.RedisKeys;
 import io.onlyonce.redis.script.LuaScript;
 import io.onlyonce.redis.script.ScriptRunner;
 import io.onlyonce.token.OneTimeToken;
 import io.onlyonce.token.TokenStore;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.Base64;
 
 /**
@@ -74,8 +76,11 @@ public final class RedisTokenStore implements TokenStore {
             return added
             """);
 
-    /** ARGV: field. A created token (positive expiry) still alive becomes consumed. Answers 1 or 0. */
-    private static final LuaScript CONSUME = new LuaScript("consume", READ + """
+    /**
+     * ARGV: field, deadline (see {@link CallDeadline}). A created token (positive expiry) still alive
+     * becomes consumed. Answers 1 or 0.
+     */
+    private static final LuaScript CONSUME = new LuaScript("consume", CallDeadline.guard(2) + READ + """
             if string.sub(value, 1, 1) ~= '-' and tonumber(value) > now then
               redis.call('HSET', KEYS[1], ARGV[1], '-' .. value)
               return 1
@@ -97,9 +102,11 @@ public final class RedisTokenStore implements TokenStore {
     private final ScriptRunner redis;
     private final RedisKeys keys;
     private final int shards;
+    private final CallDeadline deadline;
 
     private RedisTokenStore(ScriptRunner redis, RedisStoreConfig config) {
         this.redis = redis;
+        this.deadline = new CallDeadline(redis, config.commandTimeout(), InstantSource.system());
         this.keys = new RedisKeys(config.keyPrefix());
         this.shards = config.tokenShards();
     }
@@ -155,7 +162,10 @@ public final class RedisTokenStore implements TokenStore {
     @Override
     public boolean consume(OneTimeToken token) {
         byte[] id = id(token);
-        return redis.runForInteger("consume token", CONSUME, key(token, id), id) == 1;
+        byte[] key = key(token, id);
+        boolean consumed = redis.runForInteger("consume token", CONSUME, key, id, deadline.next()) == 1;
+        deadline.answered(key);
+        return consumed;
     }
 
     @Override

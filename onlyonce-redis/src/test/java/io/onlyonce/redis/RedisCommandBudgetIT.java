@@ -15,6 +15,7 @@ import io.onlyonce.Fingerprint;
 import io.onlyonce.IdempotencyKey;
 import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.store.ClaimResult;
+import io.onlyonce.token.OneTimeToken;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -59,6 +60,41 @@ class RedisCommandBudgetIT {
             } finally {
                 client.shutdown(Duration.ZERO, Duration.ofSeconds(5));
             }
+        }
+    }
+
+    /**
+     * A claim and a token consume that Redis runs after their caller gave up (the server was paused
+     * past the budget, and the caller was told the store is unavailable) do nothing: the retry of the
+     * request that never ran claims its key, rather than being told it is in progress for the whole
+     * lease, and its one-time token is still alive.
+     */
+    @Test
+    void aClaimOrATokenConsumeRedisRunsAfterItsCallerGaveUpDoesNothing() throws Exception {
+        try (PrivateRedisServer server = PrivateRedisServer.start()) {
+            StatefulRedisConnection<byte[], byte[]> connection = server.connect();
+            RedisIdempotencyStore store = RedisIdempotencyStore.of(connection, CONFIG);
+            RedisTokenStore tokens = RedisTokenStore.of(connection, CONFIG);
+            OneTimeToken token = AbstractRedisAtomicExecutorIT.newToken();
+            tokens.save(token, Duration.ofMinutes(2));
+            assertThat(store.claim(key("first"), FINGERPRINT, LEASE)).isInstanceOf(ClaimResult.Claimed.class);
+            assertThat(tokens.consume(AbstractRedisAtomicExecutorIT.newToken())).isFalse();
+            // Redis's clock is read after the first answered call of each store, without blocking it
+            Thread.sleep(500);
+
+            server.pause();
+            try {
+                assertThatThrownBy(() -> store.claim(key("late"), FINGERPRINT, LEASE))
+                        .isInstanceOf(StoreUnavailableException.class);
+                assertThatThrownBy(() -> tokens.consume(token)).isInstanceOf(StoreUnavailableException.class);
+                Thread.sleep(BUDGET.toMillis());
+            } finally {
+                server.resume();
+            }
+            // both calls sent while Redis was paused have run (and done nothing) before these are answered
+            assertThat(store.find(key("late"))).isEmpty();
+            assertThat(store.claim(key("late"), FINGERPRINT, LEASE)).isInstanceOf(ClaimResult.Claimed.class);
+            assertThat(tokens.consume(token)).isTrue();
         }
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.onlyonce.InvalidIdempotencyKeyException;
+import io.onlyonce.MissingIdempotencyKeyException;
 import io.onlyonce.spring.testapp.TestApplication;
 import java.net.http.HttpResponse;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -50,6 +51,17 @@ class KeyExpressionHttpTest {
     @RestController
     static class PurchaseController {
         private final AtomicInteger runs = new AtomicInteger();
+        private final PurchaseService service;
+
+        PurchaseController(PurchaseService service) {
+            this.service = service;
+        }
+
+        /** No {@code @Idempotent} of its own: the service method's key is the request's. */
+        @PostMapping("/service-purchases")
+        public String purchaseThroughTheService(@RequestBody Purchase purchase) {
+            return service.purchase(purchase);
+        }
 
         public int runs() {
             return runs.get();
@@ -130,10 +142,25 @@ class KeyExpressionHttpTest {
     }
 
     @Test
+    void aServiceMethodWithoutItsKeyCalledFromAHandlerIsTheSameMissingKeyProblem() {
+        Http http = new Http(port);
+        int before = service.runs();
+        HttpResponse<String> response = http.send(http.post("/service-purchases", "alice", "{\"item\":\"phone\"}"));
+
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
+        JsonDoc problem = JsonDoc.parse(response.body());
+        assertThat(problem.get("type").asString()).isEqualTo("urn:onlyonce:problem:idempotency-key-missing");
+        assertThat(problem.get("detail").asString()).isEqualTo("This operation requires an idempotency key."
+                + " Send the same key again with every retry of this request.");
+        assertThat(service.runs()).as("the service method did not run").isEqualTo(before);
+    }
+
+    @Test
     void aServiceMethodWhoseKeyCannotBeEvaluatedThrowsAnInvalidKeyAndDoesNotRun() {
         int before = service.runs();
 
         assertThatThrownBy(() -> service.purchase(new Purchase("phone", null)))
+                .isInstanceOf(MissingIdempotencyKeyException.class)
                 .isInstanceOf(InvalidIdempotencyKeyException.class)
                 .hasMessageStartingWith("the key expression '#purchase.customer.id' of "
                         + PurchaseService.class.getName() + "#purchase could not be evaluated: ")

@@ -3,6 +3,7 @@ package io.onlyonce.spring.web;
 import io.onlyonce.spring.http.OnlyOnceRejection;
 import io.onlyonce.spring.http.ProblemType;
 import io.onlyonce.InvalidIdempotencyKeyException;
+import io.onlyonce.MissingIdempotencyKeyException;
 import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.spring.IdempotencyRefusedException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -70,6 +71,9 @@ public final class OnlyOnceRefusals implements HandlerExceptionResolver, Ordered
         }
         if (failure instanceof IdempotencyRefusedException.ResultNotKept) {
             return OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_RESPONSE_NOT_KEPT);
+        }
+        if (failure instanceof MissingIdempotencyKeyException) {
+            return OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_MISSING);
         }
         if (failure instanceof InvalidIdempotencyKeyException) {
             return OnlyOnceRejection.problem(ProblemType.IDEMPOTENCY_KEY_INVALID);

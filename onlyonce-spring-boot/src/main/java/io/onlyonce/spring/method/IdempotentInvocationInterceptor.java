@@ -3,6 +3,7 @@ package io.onlyonce.spring.method;
 import io.onlyonce.Fingerprint;
 import io.onlyonce.IdempotencyKey;
 import io.onlyonce.InvalidIdempotencyKeyException;
+import io.onlyonce.MissingIdempotencyKeyException;
 import io.onlyonce.StoredResponse;
 import io.onlyonce.engine.Admission;
 import io.onlyonce.engine.Execution;
@@ -181,14 +182,14 @@ public final class IdempotentInvocationInterceptor implements MethodInterceptor 
             value = methodSettings.keyExpression().getValue(context);
         } catch (EvaluationException e) {
             recorder.record(LAYER, "missing_key", endpoint);
-            InvalidIdempotencyKeyException invalid = new InvalidIdempotencyKeyException("the key expression '"
+            InvalidIdempotencyKeyException invalid = new MissingIdempotencyKeyException("the key expression '"
                     + methodSettings.annotation().key() + "' of " + endpoint + " could not be evaluated: " + e.getMessage());
             invalid.initCause(e);
             throw invalid;
         }
         if (value == null || value.toString().isBlank()) {
             recorder.record(LAYER, "missing_key", endpoint);
-            throw new InvalidIdempotencyKeyException("the key expression '" + methodSettings.annotation().key()
+            throw new MissingIdempotencyKeyException("the key expression '" + methodSettings.annotation().key()
                     + "' of " + endpoint + " gave no value");
         }
         String caller = methodSettings.annotation().perPrincipal() ? principal.current() : null;

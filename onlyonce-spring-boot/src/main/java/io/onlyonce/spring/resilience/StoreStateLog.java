@@ -9,7 +9,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Logs one line per change of state of a store's circuit breaker, so an outage reads as what it
  * is: a WARN when the breaker opens, an INFO when it closes again, DEBUG for the probes in between.
- * Failing requests themselves log nothing above DEBUG.
+ * Each failing store call, and each call the open breaker refuses, logs one line at DEBUG without a
+ * stack trace; failing requests log nothing above DEBUG.
  */
 public final class StoreStateLog {
 
@@ -25,12 +26,28 @@ public final class StoreStateLog {
     }
 
     static void attach(CircuitBreaker breaker) {
-        breaker.getEventPublisher().onStateTransition(StoreStateLog::log);
+        String store = store(breaker.getName());
+        breaker.getEventPublisher().onStateTransition(StoreStateLog::log)
+                .onError(failed -> log.debug("OnlyOnce {} store call failed after {} ms, answered as unavailable: {}", store,
+                        failed.getElapsedDuration().toMillis(), describe(failed.getThrowable())))
+                .onCallNotPermitted(refused -> log.debug("OnlyOnce {} store call refused: circuit breaker OPEN", store));
+    }
+
+    /** The failure and its root cause, in one line. */
+    private static String describe(Throwable failure) {
+        Throwable root = failure;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root == failure ? failure.toString() : failure + " (caused by " + root + ")";
+    }
+
+    private static String store(String breaker) {
+        return breaker.startsWith(PREFIX) ? breaker.substring(PREFIX.length()) : breaker;
     }
 
     private static void log(CircuitBreakerOnStateTransitionEvent event) {
-        String name = event.getCircuitBreakerName();
-        String store = name.startsWith(PREFIX) ? name.substring(PREFIX.length()) : name;
+        String store = store(event.getCircuitBreakerName());
         CircuitBreaker.StateTransition transition = event.getStateTransition();
         switch (transition) {
             case CLOSED_TO_OPEN -> log.warn("OnlyOnce {} store unavailable, circuit breaker OPEN: its calls fail at once"

@@ -120,6 +120,19 @@ class KafkaMessagingAutoConfigurationTest {
     }
 
     @Test
+    void transportKafkaWithoutSpringKafkaFailsStartUpNamingWhatThisLineAdds() {
+        // Spring Boot 3.5 has no Kafka starter: its Kafka support is in spring-boot-autoconfigure
+        String kafka = BootLine.KAFKA.type().getName().startsWith("org.springframework.boot.autoconfigure.")
+                ? "org.springframework.kafka:spring-kafka" : "spring-boot-starter-kafka";
+        runner.withClassLoader(new FilteredClassLoader("org.springframework.kafka", "org.springframework.boot.kafka"))
+                .withPropertyValues("onlyonce.messaging.transport=kafka")
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .isInstanceOf(io.onlyonce.spring.OnlyOnceConfigurationException.class)
+                        .hasMessageContaining("No OnlyOnce MessageTransport for onlyonce.messaging.transport=kafka")
+                        .hasMessageContaining("Add io.onlyonce:onlyonce-messaging-kafka and " + kafka));
+    }
+
+    @Test
     void withoutSpringKafkaOrTheModuleNothingOfKafkaIsMade() {
         runner.withClassLoader(new FilteredClassLoader("org.springframework.kafka", "org.springframework.boot.kafka"))
                 .run(context -> {

@@ -33,6 +33,12 @@ class SpringBoot3LineTest {
                 .as("no Jackson 3 on a Boot 3 class path").isFalse();
         assertThat(ClassUtils.isPresent("org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration",
                 getClass().getClassLoader())).as("no Spring Boot 4 module beside Boot 3.5").isFalse();
+        // the Kafka tests beside it run on Boot 3.5's Kafka support: Spring Kafka 3.3, client 3.9
+        assertThat(org.springframework.kafka.core.KafkaTemplate.class.getPackage().getImplementationVersion())
+                .startsWith("3.3.");
+        assertThat(org.apache.kafka.common.utils.AppInfoParser.getVersion()).startsWith("3.9.");
+        assertThat(ClassUtils.isPresent("org.springframework.boot.kafka.autoconfigure.KafkaProperties",
+                getClass().getClassLoader())).as("no Spring Boot 4 Kafka module").isFalse();
     }
 
     @Test

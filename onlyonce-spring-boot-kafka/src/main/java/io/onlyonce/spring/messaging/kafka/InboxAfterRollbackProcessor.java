@@ -23,6 +23,8 @@ import org.springframework.kafka.listener.ContainerProperties.EOSMode;
 import org.springframework.kafka.listener.DefaultAfterRollbackProcessor;
 import org.springframework.kafka.listener.ListenerUtils;
 import org.springframework.kafka.listener.MessageListenerContainer;
+import org.springframework.util.backoff.BackOff;
+import org.springframework.util.backoff.BackOffExecution;
 import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
@@ -73,14 +75,27 @@ public final class InboxAfterRollbackProcessor implements AfterRollbackProcessor
         this.maxAttempts = maxAttempts;
         this.initialBackoff = initialBackoff;
         this.maxBackoff = maxBackoff;
-        ExponentialBackOff backOff = new ExponentialBackOff(Math.max(1, initialBackoff.toMillis()), 2.0);
-        backOff.setMaxInterval(Math.max(1, maxBackoff.toMillis()));
-        backOff.setMaxAttempts(maxAttempts - 1);
+        ExponentialBackOff doubling = new ExponentialBackOff(Math.max(1, initialBackoff.toMillis()), 2.0);
+        doubling.setMaxInterval(Math.max(1, maxBackoff.toMillis()));
+        BackOff backOff = retries(doubling, maxAttempts - 1);
         ConsumerAwareRecordRecoverer recoverer = (record, consumer, exception) -> {
             recovered.set(Boolean.TRUE);
             deadLetters.accept(record, consumer, exception);
         };
         this.records = new DefaultAfterRollbackProcessor<>(recoverer, backOff);
+    }
+
+    /**
+     * {@code delegate}'s waits, stopping after {@code retries} of them. Counted here rather than with
+     * {@code ExponentialBackOff.setMaxAttempts}, whose parameter is an {@code int} on Spring Framework
+     * 6.2 and a {@code long} on 7, so that one binary runs on both.
+     */
+    static BackOff retries(BackOff delegate, int retries) {
+        return () -> {
+            BackOffExecution waits = delegate.start();
+            int[] taken = {0};
+            return () -> taken[0]++ < retries ? waits.nextBackOff() : BackOffExecution.STOP;
+        };
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.onlyonce.spring.messaging.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.onlyonce.fixtures.BootLine;
 import io.onlyonce.messaging.InProcessBroker;
 import io.onlyonce.messaging.MessageTransport;
 import io.onlyonce.messaging.OutboxMessage;
@@ -12,13 +13,8 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
 import org.springframework.kafka.listener.ContainerProperties;
 
@@ -30,9 +26,9 @@ import org.springframework.kafka.listener.ContainerProperties;
 class KafkaMessagingAutoConfigurationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(OnlyOnceAutoConfiguration.class, OnlyOnceMessagingAutoConfiguration.class, OnlyOnceKafkaAutoConfiguration.class,
-                    DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
-                    TransactionAutoConfiguration.class, KafkaAutoConfiguration.class))
+            .withConfiguration(BootLine.with(new Class<?>[] {OnlyOnceAutoConfiguration.class,
+                    OnlyOnceMessagingAutoConfiguration.class, OnlyOnceKafkaAutoConfiguration.class},
+                    BootLine.DATA_SOURCE, BootLine.DATA_SOURCE_TRANSACTION_MANAGER, BootLine.TRANSACTION, BootLine.KAFKA))
             .withPropertyValues("spring.datasource.url=jdbc:h2:mem:oo-kafka-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
                     "onlyonce.token.secrets[0]=a-messaging-test-secret-0123456789abcdef",
                     "spring.kafka.bootstrap-servers=127.0.0.1:1");
@@ -121,6 +117,19 @@ class KafkaMessagingAutoConfigurationTest {
                         .hasMessageContaining("onlyonce.messaging.transport=kafka");
             });
         }
+    }
+
+    @Test
+    void transportKafkaWithoutSpringKafkaFailsStartUpNamingWhatThisLineAdds() {
+        // Spring Boot 3.5 has no Kafka starter: its Kafka support is in spring-boot-autoconfigure
+        String kafka = BootLine.KAFKA.type().getName().startsWith("org.springframework.boot.autoconfigure.")
+                ? "org.springframework.kafka:spring-kafka" : "spring-boot-starter-kafka";
+        runner.withClassLoader(new FilteredClassLoader("org.springframework.kafka", "org.springframework.boot.kafka"))
+                .withPropertyValues("onlyonce.messaging.transport=kafka")
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .isInstanceOf(io.onlyonce.spring.OnlyOnceConfigurationException.class)
+                        .hasMessageContaining("No OnlyOnce MessageTransport for onlyonce.messaging.transport=kafka")
+                        .hasMessageContaining("Add io.onlyonce:onlyonce-messaging-kafka and " + kafka));
     }
 
     @Test

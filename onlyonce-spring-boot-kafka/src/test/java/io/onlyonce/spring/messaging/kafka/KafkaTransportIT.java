@@ -4,6 +4,7 @@ import static io.onlyonce.spring.messaging.kafka.KafkaTestSupport.header;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.onlyonce.json.Json;
 import io.onlyonce.messaging.MessageTransport;
 import io.onlyonce.messaging.OutboxMessage;
 import io.onlyonce.messaging.kafka.KafkaMessageTransport;
@@ -32,15 +33,12 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * {@code onlyonce.messaging.transport=kafka} on the real Kafka and PostgreSQL: the relay publishes
@@ -52,12 +50,17 @@ import tools.jackson.databind.json.JsonMapper;
  */
 class KafkaTransportIT {
 
+    /** Spring Security's auto-configurations by their Boot 4 and Boot 3.5 names (a name not on the class path is ignored). */
     private static final String EXCLUDE_SECURITY = "--spring.autoconfigure.exclude="
             + "org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration,"
             + "org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration,"
             + "org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration,"
             + "org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterAutoConfiguration,"
-            + "org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration";
+            + "org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration,"
+            + "org.springframework.boot.autoconfigure.security.servlet.SecurityAutoConfiguration,"
+            + "org.springframework.boot.autoconfigure.security.servlet.UserDetailsServiceAutoConfiguration,"
+            + "org.springframework.boot.autoconfigure.security.servlet.SecurityFilterAutoConfiguration,"
+            + "org.springframework.boot.actuate.autoconfigure.security.servlet.ManagementWebSecurityAutoConfiguration";
 
     private @Nullable ConfigurableApplicationContext running;
     private @Nullable String database;
@@ -129,12 +132,12 @@ class KafkaTransportIT {
                 .isEqualTo("SUCCESS"));
         assertThat(running.getBean(OnlyOnceStatistics.class).count("message", "sent")).isEqualTo(1);
 
-        int port = ((WebServerApplicationContext) running).getWebServer().getPort();
+        String port = running.getEnvironment().getRequiredProperty("local.server.port");
         HttpResponse<String> report = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                 URI.create("http://127.0.0.1:" + port + "/actuator/onlyonce")).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(report.statusCode()).isEqualTo(200);
-        JsonNode messaging = JsonMapper.builder().build().readTree(report.body()).get("configuration").get("messaging");
-        assertThat(messaging.get("transport").asString()).isEqualTo("kafka");
+        assertThat(Json.member(Json.onClassPath().read(report.body().getBytes(StandardCharsets.UTF_8)),
+                "configuration.messaging.transport")).isEqualTo("kafka");
     }
 
     @Test

@@ -236,15 +236,13 @@ public class OnlyOnceMessagingAutoConfiguration {
                 .replace('_', '-');
         String action = switch (configured) {
             case RABBIT -> "Add io.onlyonce:onlyonce-messaging-rabbit and spring-boot-starter-amqp to the dependencies";
-            case KAFKA -> org.springframework.util.ClassUtils.isPresent(
+            // Spring Boot 3.5 has its Kafka support in spring-boot-autoconfigure and no Kafka starter
+            case KAFKA -> !org.springframework.util.ClassUtils.isPresent(
                     "org.springframework.boot.kafka.autoconfigure.KafkaProperties", OnlyOnceMessagingAutoConfiguration.class.getClassLoader())
-                    || !org.springframework.util.ClassUtils.isPresent(
+                    && org.springframework.util.ClassUtils.isPresent(
                             "org.springframework.boot.autoconfigure.kafka.KafkaProperties", OnlyOnceMessagingAutoConfiguration.class.getClassLoader())
-                    ? "Add io.onlyonce:onlyonce-messaging-kafka and spring-boot-starter-kafka to the dependencies"
-                    : "The Kafka transport is configured from Spring Boot 4's Kafka settings; on Spring Boot 3.5 declare"
-                            + " the transport yourself: @Bean KafkaMessageTransport transport(KafkaProperties kafka) {"
-                            + " return KafkaMessageTransport.create(kafka.buildProducerProperties(null)); } (module"
-                            + " io.onlyonce:onlyonce-messaging-kafka)";
+                    ? "Add io.onlyonce:onlyonce-messaging-kafka and org.springframework.kafka:spring-kafka to the dependencies"
+                    : "Add io.onlyonce:onlyonce-messaging-kafka and spring-boot-starter-kafka to the dependencies";
             case IN_PROCESS -> "Leave onlyonce.messaging.transport unset for the in-process transport";
         };
         return new OnlyOnceConfigurationException("No OnlyOnce MessageTransport for " + property + ".",

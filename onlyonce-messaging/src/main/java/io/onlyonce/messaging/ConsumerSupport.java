@@ -88,6 +88,11 @@ final class ConsumerSupport {
         return message == null || message.isBlank() ? ShortError.of(failure) : ShortError.clean(message);
     }
 
+    /** The reason of a message whose handler failed {@code attempt} times, the last time with {@code cause}. */
+    public static String attemptsFailed(int attempt, String cause) {
+        return "failed " + attempt + (attempt == 1 ? " attempt: " : " attempts: ") + cause;
+    }
+
     public Delivery processed() {
         processed.increment();
         return Delivery.PROCESSED;

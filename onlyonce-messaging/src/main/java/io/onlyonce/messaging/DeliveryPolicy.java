@@ -1,5 +1,6 @@
 package io.onlyonce.messaging;
 
+import io.onlyonce.messaging.internal.ShortError;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -23,6 +24,12 @@ import org.jspecify.annotations.Nullable;
  * </ol>
  * A {@link Decision.DeadLetter} says whether the listener decided it ({@code own}) or the consumer
  * did: what a listener's {@code onOwnDeadLetter} hook is told of.
+ *
+ * <p>A listener whose framework runs the application's handler itself, so that no
+ * {@link MessageConsumer} answers (Spring Kafka's {@code @KafkaListener} containers), applies the
+ * same rule: {@link #unusable} before the handler, {@link #decide(Delivery, int)} for a duplicate the
+ * inbox found, and {@link #failed} for a handler that threw, which answers what an
+ * {@link IdempotentConsumer} would.
  */
 public final class DeliveryPolicy {
 
@@ -110,18 +117,53 @@ public final class DeliveryPolicy {
                     + " failed", e);
             result = Delivery.retry(String.valueOf(e));
         }
-        switch (result.kind()) {
+        return decide(result, delivery);
+    }
+
+    /**
+     * What the listener does with {@code answer}, the consumer's result of the message's
+     * {@code delivery}-th delivery: the rule of {@link #decide(MessageConsumer, InboundMessage, int)}
+     * for a listener that has the answer already.
+     */
+    public Decision decide(Delivery answer, int delivery) {
+        switch (answer.kind()) {
             case PROCESSED:
                 return new Decision.Acknowledge(false);
             case DUPLICATE:
                 return new Decision.Acknowledge(true);
             case RETRY:
-                String reason = ((Delivery.Retry) result).reason();
+                String reason = ((Delivery.Retry) answer).reason();
                 return delivery >= maxDeliveries
                         ? new Decision.DeadLetter("retries exhausted after " + delivery + " deliveries: " + reason, true)
                         : new Decision.Redeliver(reason);
             default:
-                return new Decision.DeadLetter(((Delivery.DeadLetter) result).reason(), false);
+                return new Decision.DeadLetter(((Delivery.DeadLetter) answer).reason(), false);
         }
+    }
+
+    /**
+     * What the listener does after the {@code attempt}-th attempt (1 for the first) at a message
+     * failed with {@code error}, for a listener that runs the inbox row and the application's handler
+     * itself, in one transaction per delivery, and makes each further attempt a redelivery (Spring
+     * Kafka's {@code @KafkaListener} containers, which cannot hand a record to a
+     * {@link MessageConsumer}). Its answer is the one an {@link IdempotentConsumer} gives for the same
+     * failure after the same attempts, with {@code maxDeliveries} as its
+     * {@link ConsumerConfig#maxAttempts() maxAttempts}, so that the message ends the same way: a
+     * {@link PermanentMessageFailure} in the cause chain is dead-lettered at once with its reason;
+     * any other failure is redelivered, and on the {@code maxDeliveries}-th attempt dead-lettered as
+     * {@code failed n attempts: <SimpleName: message>}. Both dead letters are the consumer's
+     * ({@code own} false), as they are when an {@link IdempotentConsumer} answers them.
+     *
+     * @param error what the handler threw, unwrapped from the listener framework's own wrappers
+     */
+    public Decision failed(Throwable error, int attempt) {
+        PermanentMessageFailure permanent = ConsumerSupport.permanent(error);
+        if (permanent != null) {
+            return new Decision.DeadLetter(ConsumerSupport.reason(permanent), false);
+        }
+        String cause = ShortError.of(error);
+        return attempt >= maxDeliveries
+                ? new Decision.DeadLetter(ShortError.clean(ConsumerSupport.attemptsFailed(attempt, cause)), false)
+                : new Decision.Redeliver(cause);
     }
 }

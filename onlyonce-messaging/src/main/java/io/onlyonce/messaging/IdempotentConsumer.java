@@ -160,8 +160,7 @@ public final class IdempotentConsumer implements MessageConsumer {
                 // transaction it had made fail): an attempt of this message, bounded
                 String what = failure == null ? "could not commit: " : "";
                 if (++attempt >= config.maxAttempts()) {
-                    return support.deadLetter("failed " + attempt + (attempt == 1 ? " attempt: " : " attempts: ")
-                            + what + ShortError.of(cause));
+                    return support.deadLetter(ConsumerSupport.attemptsFailed(attempt, what + ShortError.of(cause)));
                 }
                 if (!support.awaitRetry(attempt)) {
                     return support.requeue("interrupted");

@@ -138,8 +138,7 @@ public final class StoreIdempotentConsumer implements MessageConsumer {
                 }
                 if (attempt >= config.maxAttempts()) {
                     execution.fail(e);
-                    return support.deadLetter("failed " + attempt + (attempt == 1 ? " attempt: " : " attempts: ")
-                            + ShortError.of(e));
+                    return support.deadLetter(ConsumerSupport.attemptsFailed(attempt, ShortError.of(e)));
                 }
                 if (!support.awaitRetry(attempt)) {
                     execution.fail(e);

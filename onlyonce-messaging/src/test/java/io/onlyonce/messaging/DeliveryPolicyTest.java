@@ -77,4 +77,31 @@ class DeliveryPolicyTest {
         assertThat(policy.decide(answering(m -> Delivery.deadLetter("order cancelled")), message(), 1))
                 .isEqualTo(new Decision.DeadLetter("order cancelled", false));
     }
+
+    @Test
+    void anAnswerTheListenerHasAlreadyIsDecidedByTheSameRule() {
+        assertThat(policy.decide(Delivery.DUPLICATE, 1)).isEqualTo(new Decision.Acknowledge(true));
+        assertThat(policy.decide(Delivery.retry("database down"), 3))
+                .isEqualTo(new Decision.DeadLetter("retries exhausted after 3 deliveries: database down", true));
+    }
+
+    @Test
+    void aHandlerThatFailsIsRedeliveredUntilItsLastAttemptWhichIsDeadLetteredAsAnIdempotentConsumerWould() {
+        IllegalStateException error = new IllegalStateException("the points service refused m3");
+
+        assertThat(policy.failed(error, 1)).isEqualTo(new Decision.Redeliver("IllegalStateException: the points service refused m3"));
+        assertThat(policy.failed(error, 2)).isInstanceOf(Decision.Redeliver.class);
+        assertThat(policy.failed(error, 3))
+                .isEqualTo(new Decision.DeadLetter("failed 3 attempts: IllegalStateException: the points service refused m3", false));
+        assertThat(new DeliveryPolicy(1).failed(error, 1))
+                .isEqualTo(new Decision.DeadLetter("failed 1 attempt: IllegalStateException: the points service refused m3", false));
+    }
+
+    @Test
+    void aPermanentFailureOfTheHandlerIsDeadLetteredAtOnceWithItsReason() {
+        RuntimeException wrapped = new RuntimeException("listener failed",
+                new PermanentMessageFailure("order cancelled"));
+
+        assertThat(policy.failed(wrapped, 1)).isEqualTo(new Decision.DeadLetter("order cancelled", false));
+    }
 }

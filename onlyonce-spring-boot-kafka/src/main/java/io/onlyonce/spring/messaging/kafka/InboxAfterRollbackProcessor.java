@@ -1,5 +1,6 @@
 package io.onlyonce.spring.messaging.kafka;
 
+import io.onlyonce.messaging.DeliveryPolicy;
 import io.onlyonce.spring.messaging.MessageLayerCounting;
 import io.onlyonce.spring.metrics.OutcomeRecorder;
 import java.time.Duration;
@@ -18,98 +19,92 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.kafka.listener.AfterRollbackProcessor;
 import org.springframework.kafka.listener.BatchListenerFailedException;
-import org.springframework.kafka.listener.ConsumerAwareRecordRecoverer;
 import org.springframework.kafka.listener.ContainerProperties.EOSMode;
-import org.springframework.kafka.listener.DefaultAfterRollbackProcessor;
+import org.springframework.kafka.listener.ListenerExecutionFailedException;
 import org.springframework.kafka.listener.ListenerUtils;
 import org.springframework.kafka.listener.MessageListenerContainer;
-import org.springframework.util.backoff.BackOff;
-import org.springframework.util.backoff.BackOffExecution;
-import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
  * What OnlyOnce's Kafka listener containers do after the transaction of a failed delivery rolled
- * back (the inbox row and the listener's writes with it): the records are delivered again after a
- * back-off, and once a record has failed {@code maxAttempts} times it is published to
- * {@code <topic>.DLT} with the reason, and the partition goes on with the records after it.
+ * back (the inbox row and the listener's writes with it): the {@link DeliveryPolicy} decides
+ * ({@link DeliveryPolicy#failed}), Spring Kafka executes. While the policy answers
+ * {@link DeliveryPolicy.Decision.Redeliver redeliver}, the records are sought back and delivered
+ * again after a back-off; when it answers {@link DeliveryPolicy.Decision.DeadLetter dead-letter}
+ * (a {@link io.onlyonce.messaging.PermanentMessageFailure} at once, any other failure on its
+ * {@code maxAttempts}-th attempt, as {@code failed n attempts: <error>}) the record is published to
+ * {@code <topic>.DLT} with the policy's reason, and the partition goes on with the records after it:
+ * the fate and the reason an {@link io.onlyonce.messaging.IdempotentConsumer} on the Kafka module's
+ * consumer gives the same failure. The error is the listener's own, not Spring Kafka's
+ * {@link ListenerExecutionFailedException} around it, nor a {@link BatchListenerFailedException}
+ * that only names the record of its cause.
  *
- * <p>For a record listener this is Spring Kafka's {@link DefaultAfterRollbackProcessor}. For a batch
- * listener ({@link InboxBatchErrorHandler}) the batch is delivered again whole (its transaction
- * rolled back whole); the record that
- * failed is the one a {@link BatchListenerFailedException} names, and when the exception names none
- * the whole batch is dead-lettered after its attempts. A dead-lettered record is left out of the
- * next delivery of its batch.
+ * <p>For a record listener the records handed in are the failed one and the rest of its poll. For a
+ * batch listener ({@link InboxBatchErrorHandler}) the batch is delivered again whole (its transaction
+ * rolled back whole); the record that failed is the one a {@link BatchListenerFailedException}
+ * names, and when the exception names none the whole batch is dead-lettered when the policy says so.
+ * A dead-lettered record is left out of the next delivery of its batch. A dead-letter publish that
+ * fails delivers the records again, and the next failure tries the dead-letter topic again: nothing
+ * is lost. Attempts are counted in memory per group and partition, for the record that holds it.
  */
 public final class InboxAfterRollbackProcessor implements AfterRollbackProcessor<Object, Object> {
 
     private static final Logger log = LoggerFactory.getLogger(InboxAfterRollbackProcessor.class);
 
-    private final DefaultAfterRollbackProcessor<Object, Object> records;
     private final KafkaDeadLetters deadLetters;
     private final KafkaInboxInterceptor interceptor;
     private final OutcomeRecorder recorder;
-    private final int maxAttempts;
+    private final DeliveryPolicy policy;
     private final Duration initialBackoff;
     private final Duration maxBackoff;
-    private final Map<KafkaInboxInterceptor.RecordPosition, Integer> batchFailures = new ConcurrentHashMap<>();
-    private final ThreadLocal<Boolean> recovered = ThreadLocal.withInitial(() -> Boolean.FALSE);
+    private final Map<Holder, Failures> failures = new ConcurrentHashMap<>();
+
+    /** A group's partition. */
+    private record Holder(@Nullable String group, String topic, int partition) {
+    }
+
+    /** The failed attempts at the record at {@code offset}. */
+    private record Failures(long offset, int attempts) {
+    }
 
     /**
-     * A processor retrying each failed delivery up to {@code maxAttempts} times in all.
+     * A processor retrying each failed delivery as {@code policy} decides.
      *
-     * @param deadLetters where a record goes after its last attempt
+     * @param deadLetters where a record goes when the policy dead-letters it
      * @param interceptor the inbox interceptor of the same container factory
      * @param recorder counts the deliveries rolled back in layer {@code message}
-     * @param maxAttempts how many times a record is tried, at least 1
+     * @param policy the delivery policy of the container factory; its {@code maxDeliveries} is the
+     *     number of attempts at a record
      * @param initialBackoff the wait before the second attempt; it doubles up to {@code maxBackoff}
      * @param maxBackoff the longest wait between two attempts
      */
     public InboxAfterRollbackProcessor(KafkaDeadLetters deadLetters, KafkaInboxInterceptor interceptor,
-            OutcomeRecorder recorder, int maxAttempts, Duration initialBackoff, Duration maxBackoff) {
-        if (maxAttempts < 1) {
-            throw new IllegalArgumentException("maxAttempts must be at least 1, was " + maxAttempts);
-        }
+            OutcomeRecorder recorder, DeliveryPolicy policy, Duration initialBackoff, Duration maxBackoff) {
         this.deadLetters = Objects.requireNonNull(deadLetters, "deadLetters");
         this.interceptor = Objects.requireNonNull(interceptor, "interceptor");
         this.recorder = Objects.requireNonNull(recorder, "recorder");
-        this.maxAttempts = maxAttempts;
-        this.initialBackoff = initialBackoff;
-        this.maxBackoff = maxBackoff;
-        ExponentialBackOff doubling = new ExponentialBackOff(Math.max(1, initialBackoff.toMillis()), 2.0);
-        doubling.setMaxInterval(Math.max(1, maxBackoff.toMillis()));
-        BackOff backOff = retries(doubling, maxAttempts - 1);
-        ConsumerAwareRecordRecoverer recoverer = (record, consumer, exception) -> {
-            recovered.set(Boolean.TRUE);
-            deadLetters.accept(record, consumer, exception);
-        };
-        this.records = new DefaultAfterRollbackProcessor<>(recoverer, backOff);
-    }
-
-    /**
-     * {@code delegate}'s waits, stopping after {@code retries} of them. Counted here rather than with
-     * {@code ExponentialBackOff.setMaxAttempts}, whose parameter is an {@code int} on Spring Framework
-     * 6.2 and a {@code long} on 7, so that one binary runs on both.
-     */
-    static BackOff retries(BackOff delegate, int retries) {
-        return () -> {
-            BackOffExecution waits = delegate.start();
-            int[] taken = {0};
-            return () -> taken[0]++ < retries ? waits.nextBackOff() : BackOffExecution.STOP;
-        };
+        this.policy = Objects.requireNonNull(policy, "policy");
+        this.initialBackoff = Objects.requireNonNull(initialBackoff, "initialBackoff");
+        this.maxBackoff = Objects.requireNonNull(maxBackoff, "maxBackoff");
     }
 
     @Override
     public void process(List<ConsumerRecord<Object, Object>> list, Consumer<Object, Object> consumer,
             @Nullable MessageListenerContainer container, Exception exception, boolean recoverable, EOSMode eosMode) {
-        recovered.set(Boolean.FALSE);
-        try {
-            records.process(list, consumer, container, exception, recoverable, eosMode);
-        } finally {
-            if (!recovered.get() && !list.isEmpty()) {
-                recorder.record(MessageLayerCounting.LAYER, "redelivered", endpoint(consumer));
-            }
-            recovered.remove();
+        if (list.isEmpty()) {
+            return;
         }
+        ConsumerRecord<Object, Object> failed = list.get(0);
+        if (recoverable) {
+            int attempt = count(consumer, failed);
+            if (policy.failed(listenerFailure(exception), attempt) instanceof DeliveryPolicy.Decision.DeadLetter dead
+                    && deadLetter(List.of(failed), failed, consumer, exception, dead.reason(), false)) {
+                seekToFirst(list.subList(1, list.size()), consumer);
+                return;
+            }
+        }
+        seekToFirst(list, consumer);
+        recorder.record(MessageLayerCounting.LAYER, "redelivered", endpoint(consumer));
+        sleep(container, attemptsAt(consumer, failed));
     }
 
     @Override
@@ -121,8 +116,9 @@ public final class InboxAfterRollbackProcessor implements AfterRollbackProcessor
 
     /**
      * After the transaction of a batch rolled back: seeks the batch's partitions back to its first
-     * records and waits the back-off, or, at the last attempt of the failed record, dead-letters it
-     * (the whole batch when the exception names no record) and leaves it out of the next delivery.
+     * records and waits the back-off, or, when the policy dead-letters the failed record (the whole
+     * batch when the exception names no record), dead-letters it and leaves it out of the next
+     * delivery.
      *
      * @param list the batch as polled
      * @param consumer the consumer
@@ -134,54 +130,102 @@ public final class InboxAfterRollbackProcessor implements AfterRollbackProcessor
         if (list.isEmpty()) {
             return;
         }
-        seekToBeginning(list, consumer);
+        seekToFirst(list, consumer);
         ConsumerRecord<Object, Object> failed = failedRecord(exception, list);
-        KafkaInboxInterceptor.RecordPosition key = KafkaInboxInterceptor.RecordPosition.of(failed != null ? failed : list.get(0));
-        int attempts = batchFailures.merge(key, 1, Integer::sum);
-        if (attempts < maxAttempts) {
+        ConsumerRecord<Object, Object> counted = failed != null ? failed : list.get(0);
+        int attempt = count(consumer, counted);
+        DeliveryPolicy.Decision decision = policy.failed(listenerFailure(exception), attempt);
+        if (!(decision instanceof DeliveryPolicy.Decision.DeadLetter dead)) {
             recorder.record(MessageLayerCounting.LAYER, "redelivered", endpoint(consumer));
-            sleep(container, attempts);
+            sleep(container, attempt);
             return;
         }
-        batchFailures.remove(key);
-        List<ConsumerRecord<Object, Object>> dead = failed != null ? List.of(failed) : list;
+        List<ConsumerRecord<Object, Object>> records = new ArrayList<>();
+        for (ConsumerRecord<Object, Object> record : failed != null ? List.of(failed) : list) {
+            if (!interceptor.leftOut(record)) {
+                records.add(record);
+            }
+        }
+        deadLetter(records, counted, consumer, exception, dead.reason(), true);
+    }
+
+    /**
+     * Dead-letters {@code records}; those of a batch ({@code batch}) are marked to be left out of its
+     * next delivery (a record listener's are sought past instead).
+     *
+     * @return false when a publish failed: the records are delivered again, and the next failure of
+     *     {@code counted} tries the dead-letter topic again
+     */
+    private boolean deadLetter(List<ConsumerRecord<Object, Object>> records, ConsumerRecord<Object, Object> counted,
+            Consumer<Object, Object> consumer, Exception exception, String reason, boolean batch) {
         List<ConsumerRecord<Object, Object>> sent = new ArrayList<>();
         try {
-            for (ConsumerRecord<Object, Object> record : dead) {
-                interceptor.skipOnRedelivery(record);
-                deadLetters.accept(record, consumer, exception);
+            for (ConsumerRecord<Object, Object> record : records) {
+                if (batch) {
+                    interceptor.skipOnRedelivery(record);
+                }
+                deadLetters.publish(record, consumer, exception, reason);
                 sent.add(record);
             }
         } catch (RuntimeException e) {
-            for (ConsumerRecord<Object, Object> record : dead) {
-                if (!sent.contains(record)) {
+            for (ConsumerRecord<Object, Object> record : records) {
+                if (batch && !sent.contains(record)) {
                     interceptor.forget(record);
                 }
             }
-            // the next failure of the batch tries the dead-letter topic again
-            batchFailures.put(key, maxAttempts - 1);
-            log.error("OnlyOnce could not dead-letter a record of a failed batch; the batch is delivered again: {}",
-                    e.toString());
+            failures.put(holder(consumer, counted), new Failures(counted.offset(), policy.maxDeliveries() - 1));
+            log.error("OnlyOnce could not dead-letter {}-{}@{} ({}); it is delivered again: {}", counted.topic(),
+                    counted.partition(), counted.offset(), reason, e.toString());
+            return false;
         }
+        failures.remove(holder(consumer, counted));
+        return true;
     }
 
     /**
      * Forgets the failures counted for the records of a batch whose transaction committed.
      *
      * @param records the records of the batch
+     * @param consumer the consumer that polled them
      */
-    public void committed(Iterable<ConsumerRecord<Object, Object>> records) {
-        if (batchFailures.isEmpty()) {
+    public void committed(Iterable<ConsumerRecord<Object, Object>> records, Consumer<?, ?> consumer) {
+        if (failures.isEmpty()) {
             return;
         }
         for (ConsumerRecord<Object, Object> record : records) {
-            batchFailures.remove(KafkaInboxInterceptor.RecordPosition.of(record));
+            failures.computeIfPresent(holder(consumer, record),
+                    (holder, counted) -> counted.offset() == record.offset() ? null : counted);
         }
     }
 
-    @Override
-    public void clearThreadState() {
-        records.clearThreadState();
+    /** Counts a failed attempt at {@code record}: the number of this attempt, 1 for the first. */
+    private int count(Consumer<?, ?> consumer, ConsumerRecord<?, ?> record) {
+        return failures.compute(holder(consumer, record), (holder, counted) ->
+                counted == null || counted.offset() != record.offset() ? new Failures(record.offset(), 1)
+                        : new Failures(record.offset(), counted.attempts() + 1)).attempts();
+    }
+
+    private int attemptsAt(Consumer<?, ?> consumer, ConsumerRecord<?, ?> record) {
+        Failures counted = failures.get(holder(consumer, record));
+        return counted == null || counted.offset() != record.offset() ? 1 : Math.max(1, counted.attempts());
+    }
+
+    private static Holder holder(Consumer<?, ?> consumer, ConsumerRecord<?, ?> record) {
+        return new Holder(consumer.groupMetadata().groupId(), record.topic(), record.partition());
+    }
+
+    /**
+     * The listener's own failure: {@code exception} without Spring Kafka's wrappers around it
+     * ({@link ListenerExecutionFailedException}, and a {@link BatchListenerFailedException} that
+     * names the record of a cause).
+     */
+    static Throwable listenerFailure(Throwable exception) {
+        Throwable failure = exception;
+        while ((failure instanceof ListenerExecutionFailedException || failure instanceof BatchListenerFailedException)
+                && failure.getCause() != null && failure.getCause() != failure) {
+            failure = failure.getCause();
+        }
+        return failure;
     }
 
     private void sleep(@Nullable MessageListenerContainer container, int attempts) {
@@ -200,7 +244,8 @@ public final class InboxAfterRollbackProcessor implements AfterRollbackProcessor
         }
     }
 
-    private static void seekToBeginning(List<ConsumerRecord<Object, Object>> list, Consumer<Object, Object> consumer) {
+    /** Seeks each partition of {@code list} back to its first record in it. */
+    private static void seekToFirst(List<ConsumerRecord<Object, Object>> list, Consumer<Object, Object> consumer) {
         Map<TopicPartition, Long> first = new HashMap<>();
         for (ConsumerRecord<Object, Object> record : list) {
             first.merge(new TopicPartition(record.topic(), record.partition()), record.offset(), Math::min);

@@ -22,7 +22,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * ids in the inbox and takes the duplicates out, the listener runs on the rest, and the transaction
  * commits before the listener returns to the container, which commits the offsets after it. An
  * exception from the listener rolls the transaction back and reaches the container's error
- * handler ({@link InboxAfterRollbackProcessor#handleFailedBatch}).
+ * handler ({@link InboxAfterRollbackProcessor#handleFailedBatch}), where the
+ * {@link io.onlyonce.messaging.DeliveryPolicy DeliveryPolicy} decides whether the batch is
+ * delivered again or its failed record dead-lettered.
  */
 public final class InboxBatchListener
         implements BatchAcknowledgingConsumerAwareMessageListener<Object, Object>, DelegatingMessageListener<Object> {
@@ -90,7 +92,7 @@ public final class InboxBatchListener
                 delegate.onMessage(rest, acknowledgment, kafka);
             }
         });
-        retries.committed(batch);
+        retries.committed(batch, kafka);
     }
 
     private static ConsumerRecords<Object, Object> recordsOf(List<ConsumerRecord<Object, Object>> list) {

@@ -18,7 +18,9 @@ import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
  * Publishes a record that cannot be processed to its topic's dead-letter topic,
  * {@code <topic>.DLT} (the partition chosen by its key), with Spring Kafka's
  * {@code kafka_dlt-*} headers (original topic, partition, offset, exception class, message and
- * stack trace), {@value #REASON_HEADER}, the reason in one line, and {@value #CONSUMER_HEADER}, the
+ * stack trace), {@value #REASON_HEADER}, the reason in one line (the
+ * {@link io.onlyonce.messaging.DeliveryPolicy DeliveryPolicy}'s, as the Kafka module's consumer writes
+ * it, for the records OnlyOnce's listeners give up on), and {@value #CONSUMER_HEADER}, the
  * listener's group id; waits for the broker's
  * acknowledgement, and counts {@code dead_lettered} in layer {@code message}.
  */
@@ -34,6 +36,7 @@ public final class KafkaDeadLetters implements ConsumerAwareRecordRecoverer {
     public static final String CONSUMER_HEADER = "x-onlyonce-consumer";
 
     private static final ThreadLocal<@Nullable String> CURRENT_GROUP = new ThreadLocal<>();
+    private static final ThreadLocal<@Nullable String> CURRENT_REASON = new ThreadLocal<>();
 
     private final DeadLetterPublishingRecoverer recoverer;
     private final OutcomeRecorder recorder;
@@ -54,7 +57,8 @@ public final class KafkaDeadLetters implements ConsumerAwareRecordRecoverer {
         this.recoverer.setFailIfSendResultIsError(true);
         this.recoverer.setHeadersFunction((record, exception) -> {
             RecordHeaders headers = new RecordHeaders();
-            headers.add(REASON_HEADER, reason(exception).getBytes(StandardCharsets.UTF_8));
+            String reason = CURRENT_REASON.get();
+            headers.add(REASON_HEADER, (reason != null ? reason : reason(exception)).getBytes(StandardCharsets.UTF_8));
             String group = CURRENT_GROUP.get();
             if (group != null) {
                 headers.add(CONSUMER_HEADER, group.getBytes(StandardCharsets.UTF_8));
@@ -75,12 +79,27 @@ public final class KafkaDeadLetters implements ConsumerAwareRecordRecoverer {
 
     /** Publishes {@code record} to its dead-letter topic, waiting for the acknowledgement. */
     void publish(ConsumerRecord<?, ?> record, @Nullable Consumer<?, ?> consumer, Exception exception) {
+        publish(record, consumer, exception, null);
+    }
+
+    /**
+     * Publishes {@code record} to its dead-letter topic with {@code reason} (the
+     * {@link io.onlyonce.messaging.DeliveryPolicy DeliveryPolicy}'s) in {@value #REASON_HEADER},
+     * waiting for the acknowledgement.
+     *
+     * @param exception what Spring Kafka's {@code kafka_dlt-exception-*} headers describe
+     * @param reason the reason, or null for {@code exception}'s root cause
+     */
+    void publish(ConsumerRecord<?, ?> record, @Nullable Consumer<?, ?> consumer, Exception exception,
+            @Nullable String reason) {
         String group = consumer == null ? null : consumer.groupMetadata().groupId();
         CURRENT_GROUP.set(group);
+        CURRENT_REASON.set(reason == null ? null : oneLine(reason));
         try {
             recoverer.accept(record, consumer, exception);
         } finally {
             CURRENT_GROUP.remove();
+            CURRENT_REASON.remove();
         }
         recorder.record(MessageLayerCounting.LAYER, "dead_lettered",
                 group == null ? "topic " + record.topic() : "consumer " + group);
@@ -96,11 +115,11 @@ public final class KafkaDeadLetters implements ConsumerAwareRecordRecoverer {
             return "unknown";
         }
         String message = root.getMessage();
-        // OnlyOnce's own refusal says what is wrong; an application's failure keeps its type's simple name,
-        // as the Kafka module's consumer writes it
-        String text = root instanceof KafkaInboxInterceptor.InvalidMessageIdException && message != null ? message
-                : root.getClass().getSimpleName() + (message == null ? "" : ": " + message);
-        text = text.replace('\r', ' ').replace('\n', ' ');
+        return oneLine(root.getClass().getSimpleName() + (message == null ? "" : ": " + message));
+    }
+
+    private static String oneLine(String reason) {
+        String text = reason.replace('\r', ' ').replace('\n', ' ');
         return text.length() > 1000 ? text.substring(0, 1000) : text;
     }
 }

@@ -1,9 +1,10 @@
 package io.onlyonce.spring.messaging.kafka;
 
+import io.onlyonce.messaging.Delivery;
+import io.onlyonce.messaging.DeliveryPolicy;
 import io.onlyonce.messaging.JdbcInbox;
 import io.onlyonce.spring.messaging.MessageLayerCounting;
 import io.onlyonce.spring.metrics.OutcomeRecorder;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -30,15 +31,19 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * The inbox step of OnlyOnce's Kafka listener container factories: inside the transaction the
  * container opened on the application's {@code DataSource}, before the {@code @KafkaListener}
  * method runs, it inserts {@code (group id, message id)} into the inbox through that transaction's
- * connection. A record whose pair is there already is a duplicate: it is dropped (the listener does
- * not run, its offset is committed) and counted. A record without a valid {@code message-id} header
- * is published to the dead-letter topic and not passed on. For a batch listener the duplicates,
- * the invalid records and the records already dead-lettered after a failed batch are taken out of
- * the batch handed on.
+ * connection. What becomes of a record is the {@link DeliveryPolicy}'s answer, as on the Kafka
+ * module's consumer: a record without a {@code message-id} header, or with one that is not 1 to 255
+ * visible ASCII characters ({@link DeliveryPolicy#unusable}), is published to the dead-letter topic
+ * with the policy's reason ({@code missing message id}, {@code malformed message id (…)}) and not
+ * passed on; a record whose pair is in the inbox already is a duplicate, which the policy
+ * acknowledges: it is dropped (the listener does not run, its offset is committed) and counted. For
+ * a batch listener the duplicates, the unusable records and the records already dead-lettered after
+ * a failed batch are taken out of the batch handed on.
  *
  * <p>The row commits or rolls back with whatever the listener writes through the same
- * {@code DataSource}: an exception from the listener rolls both back and the record is delivered
- * again.
+ * {@code DataSource}: an exception from the listener rolls both back, and the
+ * {@link InboxAfterRollbackProcessor} asks the policy whether the record is delivered again or
+ * dead-lettered.
  */
 public final class KafkaInboxInterceptor implements RecordInterceptor<Object, Object>, BatchInterceptor<Object, Object> {
 
@@ -49,7 +54,11 @@ public final class KafkaInboxInterceptor implements RecordInterceptor<Object, Ob
     private final JdbcInbox inbox;
     private final KafkaDeadLetters deadLetters;
     private final OutcomeRecorder recorder;
+    private final DeliveryPolicy policy;
     private final Set<RecordPosition> deadLettered = ConcurrentHashMap.newKeySet();
+
+    /** What the inbox step made of a record. */
+    private enum Admission { ADMITTED, DUPLICATE, DEAD_LETTERED }
 
     /**
      * An interceptor recording in {@code inbox} on {@code dataSource}.
@@ -58,20 +67,22 @@ public final class KafkaInboxInterceptor implements RecordInterceptor<Object, Ob
      * @param inbox the inbox table
      * @param deadLetters where records without a valid message id go
      * @param recorder counts the outcomes in layer {@code message}
+     * @param policy the delivery policy of the container factory
      */
     public KafkaInboxInterceptor(DataSource dataSource, JdbcInbox inbox, KafkaDeadLetters deadLetters,
-            OutcomeRecorder recorder) {
+            OutcomeRecorder recorder, DeliveryPolicy policy) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.inbox = Objects.requireNonNull(inbox, "inbox");
         this.deadLetters = Objects.requireNonNull(deadLetters, "deadLetters");
         this.recorder = Objects.requireNonNull(recorder, "recorder");
+        this.policy = Objects.requireNonNull(policy, "policy");
     }
 
     @Override
     public @Nullable ConsumerRecord<Object, Object> intercept(ConsumerRecord<Object, Object> record,
             Consumer<Object, Object> consumer) {
         String group = groupId(consumer);
-        return admit(record, consumer, group) ? record : null;
+        return admit(record, consumer, group) == Admission.ADMITTED ? record : null;
     }
 
     @Override
@@ -88,9 +99,10 @@ public final class KafkaInboxInterceptor implements RecordInterceptor<Object, Ob
                     leaveOutUntilCommitted(position);
                     continue;
                 }
-                if (admit(record, consumer, group)) {
+                Admission admission = admit(record, consumer, group);
+                if (admission == Admission.ADMITTED) {
                     list.add(record);
-                } else if (messageId(record) == null) {
+                } else if (admission == Admission.DEAD_LETTERED) {
                     deadLettered.add(position);
                     leaveOutUntilCommitted(position);
                 }
@@ -105,7 +117,6 @@ public final class KafkaInboxInterceptor implements RecordInterceptor<Object, Ob
         }
         return kept == records.count() ? records : PolledRecords.of(admitted, records);
     }
-
     /**
      * A record of a batch that was dead-lettered stays left out of the batch's deliveries until a
      * transaction that left it out commits (its offset is committed after it), so that a batch rolled
@@ -134,13 +145,19 @@ public final class KafkaInboxInterceptor implements RecordInterceptor<Object, Ob
         deadLettered.remove(RecordPosition.of(record));
     }
 
-    private boolean admit(ConsumerRecord<Object, Object> record, Consumer<Object, Object> consumer, String group) {
+    /** Whether {@code record} is left out of its batch's next delivery (it was dead-lettered). */
+    boolean leftOut(ConsumerRecord<?, ?> record) {
+        return deadLettered.contains(RecordPosition.of(record));
+    }
+
+    private Admission admit(ConsumerRecord<Object, Object> record, Consumer<Object, Object> consumer, String group) {
         String id = messageId(record);
-        if (id == null) {
-            deadLetters.publish(record, consumer, new InvalidMessageIdException(
-                    "the record has no valid " + MESSAGE_ID_HEADER + " header (1 to 255 visible ASCII characters): "
-                            + record.topic() + "-" + record.partition() + "@" + record.offset()));
-            return false;
+        // the value is the application's deserializer's to read: only the id is the policy's to check here
+        String unusable = DeliveryPolicy.unusable(id, "");
+        if (unusable != null) {
+            deadLetters.publish(record, consumer, new InvalidMessageIdException(unusable + ": " + record.topic() + "-"
+                    + record.partition() + "@" + record.offset()), unusable);
+            return Admission.DEAD_LETTERED;
         }
         if (!TransactionSynchronizationManager.isActualTransactionActive()) {
             throw new IllegalStateException("OnlyOnce's Kafka inbox runs inside the container's transaction on the "
@@ -150,7 +167,7 @@ public final class KafkaInboxInterceptor implements RecordInterceptor<Object, Ob
         Connection connection = DataSourceUtils.getConnection(dataSource);
         boolean first;
         try {
-            first = inbox.record(connection, group, id);
+            first = inbox.record(connection, group, Objects.requireNonNull(id));
         } catch (SQLException e) {
             throw new IllegalStateException("the inbox row of " + id + " could not be written: " + e.getMessage(), e);
         } finally {
@@ -158,8 +175,12 @@ public final class KafkaInboxInterceptor implements RecordInterceptor<Object, Ob
         }
         String endpoint = "consumer " + group;
         if (!first) {
-            recorder.record(MessageLayerCounting.LAYER, "duplicate_dropped", endpoint);
-            return false;
+            DeliveryPolicy.Decision decision = policy.decide(Delivery.DUPLICATE, 1);
+            if (decision instanceof DeliveryPolicy.Decision.Acknowledge acknowledge && acknowledge.duplicate()) {
+                recorder.record(MessageLayerCounting.LAYER, "duplicate_dropped", endpoint);
+                return Admission.DUPLICATE;
+            }
+            throw new IllegalStateException("the delivery policy did not acknowledge a duplicate: " + decision);
         }
         if (TransactionSynchronizationManager.isSynchronizationActive()) {
             TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
@@ -169,7 +190,7 @@ public final class KafkaInboxInterceptor implements RecordInterceptor<Object, Ob
                 }
             });
         }
-        return true;
+        return Admission.ADMITTED;
     }
 
     /** The group id the inbox rows are namespaced by. */
@@ -182,22 +203,17 @@ public final class KafkaInboxInterceptor implements RecordInterceptor<Object, Ob
         return group;
     }
 
-    /** The record's message id, or {@code null} when it has none or an invalid one. */
+    /**
+     * The record's {@code message-id} header as text, as the Kafka module's consumer reads it: null
+     * when there is none, U+FFFD when it is not UTF-8 (which {@link DeliveryPolicy#unusable} refuses).
+     */
     static @Nullable String messageId(ConsumerRecord<?, ?> record) {
         Header header = record.headers().lastHeader(MESSAGE_ID_HEADER);
         if (header == null || header.value() == null) {
             return null;
         }
-        byte[] value = header.value();
-        if (value.length == 0 || value.length > 255) {
-            return null;
-        }
-        for (byte b : value) {
-            if (b < 0x21 || b > 0x7e) {
-                return null;
-            }
-        }
-        return new String(value, StandardCharsets.US_ASCII);
+        String text = DeliveryPolicy.utf8(header.value());
+        return text == null ? "\uFFFD" : text;
     }
 
     /** Where a record sits. */
@@ -207,7 +223,7 @@ public final class KafkaInboxInterceptor implements RecordInterceptor<Object, Ob
         }
     }
 
-    /** Why a record was dead-lettered without reaching the listener. */
+    /** Why a record was dead-lettered without reaching the listener: the policy's reason and where the record sits. */
     public static final class InvalidMessageIdException extends RuntimeException {
         private static final long serialVersionUID = 1L;
 

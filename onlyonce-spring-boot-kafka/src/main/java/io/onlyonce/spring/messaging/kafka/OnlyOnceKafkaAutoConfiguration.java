@@ -1,5 +1,6 @@
 package io.onlyonce.spring.messaging.kafka;
 
+import io.onlyonce.messaging.DeliveryPolicy;
 import io.onlyonce.messaging.JdbcInbox;
 import io.onlyonce.messaging.MessageTransport;
 import io.onlyonce.messaging.kafka.IdempotentKafkaConsumer;
@@ -77,7 +78,8 @@ import org.springframework.util.ClassUtils;
  * manager; inside it the {@link KafkaInboxInterceptor} records {@code (group id, message-id)} in the
  * inbox before the listener runs and drops a duplicate; the offsets are committed after the
  * transaction; a failed delivery is rolled back, retried with a back-off and then published to
- * {@code <topic>.DLT} ({@link InboxAfterRollbackProcessor}).
+ * {@code <topic>.DLT} ({@link InboxAfterRollbackProcessor}), as the
+ * {@link io.onlyonce.messaging.DeliveryPolicy DeliveryPolicy} of every OnlyOnce consumer decides.
  */
 @AutoConfiguration(after = OnlyOnceMessagingAutoConfiguration.class, afterName = {
     "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration",
@@ -277,11 +279,13 @@ public class OnlyOnceKafkaAutoConfiguration {
         kafkaSettings.configure(factory, consumers);
         OnlyOnceProperties.Consumer settings = properties.messaging().consumer();
         OnlyOnceProperties.Kafka kafka = properties.messaging().kafka();
+        // the rule of every OnlyOnce consumer; here a listener's attempts are deliveries of the record
+        DeliveryPolicy policy = new DeliveryPolicy(settings.maxAttempts());
         KafkaInboxInterceptor interceptor = new KafkaInboxInterceptor(dataSource,
-                new JdbcInbox(messagingDatabase.dialect()), deadLetters, statistics);
+                new JdbcInbox(messagingDatabase.dialect()), deadLetters, statistics, policy);
         factory.setBatchListener(batch);
         InboxAfterRollbackProcessor retries = new InboxAfterRollbackProcessor(deadLetters, interceptor, statistics,
-                settings.maxAttempts(), settings.initialBackoff(), settings.maxBackoff());
+                policy, settings.initialBackoff(), settings.maxBackoff());
         ContainerProperties container = factory.getContainerProperties();
         container.setKafkaAwareTransactionManager(null);
         factory.setAfterRollbackProcessor(retries);

@@ -4,7 +4,8 @@
  * the inbox row in the listener's database transaction ({@link io.onlyonce.spring.messaging.kafka.KafkaInboxInterceptor}),
  * offsets committed after it, failures rolled back, retried and dead-lettered to {@code <topic>.DLT}
  * ({@link io.onlyonce.spring.messaging.kafka.InboxAfterRollbackProcessor},
- * {@link io.onlyonce.spring.messaging.kafka.KafkaDeadLetters}).
+ * {@link io.onlyonce.spring.messaging.kafka.KafkaDeadLetters}), each as the
+ * {@link io.onlyonce.messaging.DeliveryPolicy DeliveryPolicy} of every OnlyOnce consumer decides.
  */
 @NullMarked
 package io.onlyonce.spring.messaging.kafka;

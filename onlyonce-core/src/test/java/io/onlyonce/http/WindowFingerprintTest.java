@@ -97,6 +97,11 @@ class WindowFingerprintTest {
     static final String PINNED_DEFAULT = "891260d80d8f8b15e2785d451f6021c052b146a996e0ede9dbd1057a28c91fcd";
     /** The window fingerprint of {@link #REQUEST} under {@link #NAMED} in the scope {@code orders}. */
     static final String PINNED_NAMED = "0829f3c8a3f6c3b72409af0338395691ea0431c6c6251e1686e7ebf9f5a6649a";
+    /**
+     * The window fingerprint under {@link #DEFAULT} in the scope {@code orders} of {@link #REQUEST}
+     * with the form {@code item=fresh+milk&note=a&timestamp=1} for its body.
+     */
+    static final String PINNED_FORM = "11a7dbcc489d3fadb7f7eb15e3074971de9290cb6caab52d4c6fa40bcc894926";
 
     @Test
     void theRecipeIsPinned() {
@@ -115,6 +120,8 @@ class WindowFingerprintTest {
                 .add("query:channel").add("app").build());
         assertThat(WindowFingerprint.of("orders", DEFAULT, REQUEST).hex()).isEqualTo(PINNED_DEFAULT);
         assertThat(WindowFingerprint.of("orders", NAMED, REQUEST).hex()).isEqualTo(PINNED_NAMED);
+        assertThat(WindowFingerprint.of("orders", DEFAULT, REQUEST.withForm("item=fresh+milk&note=a&timestamp=1")).hex())
+                .isEqualTo(PINNED_FORM);
     }
 
     @Test

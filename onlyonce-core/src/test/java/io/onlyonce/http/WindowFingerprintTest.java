@@ -93,59 +93,59 @@ class WindowFingerprintTest {
     static final Recipe NAMED = new Recipe(List.of("principal", "var:id", "body:item", "header:x-tenant", "query:channel"),
             List.of("timestamp"), List.of("id"));
 
-    /** The window fingerprint of {@link #REQUEST} under {@link #DEFAULT} in the scope {@code orders}. */
-    static final String PINNED_DEFAULT = "891260d80d8f8b15e2785d451f6021c052b146a996e0ede9dbd1057a28c91fcd";
-    /** The window fingerprint of {@link #REQUEST} under {@link #NAMED} in the scope {@code orders}. */
-    static final String PINNED_NAMED = "0829f3c8a3f6c3b72409af0338395691ea0431c6c6251e1686e7ebf9f5a6649a";
+    /** The window fingerprint of {@link #REQUEST} under {@link #DEFAULT} in the scope {@code /api/orders/{id}}. */
+    static final String PINNED_DEFAULT = "899c7b094d7770067035b685e8950d6744a728109ef806d70fb7584c6c62bb6f";
+    /** The window fingerprint of {@link #REQUEST} under {@link #NAMED} in the scope {@code /api/orders/{id}}. */
+    static final String PINNED_NAMED = "9b44a31b85835e170771564a6772a1082243d5a67b723fd2f2b638f9d0d29030";
     /**
-     * The window fingerprint under {@link #DEFAULT} in the scope {@code orders} of {@link #REQUEST}
+     * The window fingerprint under {@link #DEFAULT} in the scope {@code /api/orders/{id}} of {@link #REQUEST}
      * with the form {@code item=fresh+milk&note=a&timestamp=1} for its body.
      */
-    static final String PINNED_FORM = "11a7dbcc489d3fadb7f7eb15e3074971de9290cb6caab52d4c6fa40bcc894926";
+    static final String PINNED_FORM = "961963fde7eadf7e06de388e4399391266c9d78f097544e485d5a4dcb61b4d2f";
 
     @Test
     void theRecipeIsPinned() {
         String body = Fingerprint.builder().add("json").addJson(utf8("{\"item\":\"phone\",\"quantity\":1}")).build().hex();
-        assertThat(WindowFingerprint.of("orders", DEFAULT, REQUEST)).isEqualTo(Fingerprint.builder().add("orders")
+        assertThat(WindowFingerprint.of("/api/orders/{id}", DEFAULT, REQUEST)).isEqualTo(Fingerprint.builder().add("/api/orders/{id}")
                 .add("method").add("POST")
                 .add("path").add("/api/orders/7")
                 .add("query").add("b=x%20y&channel=app")
                 .add("body").add(body)
                 .add("principal").add("p:alice").build());
-        assertThat(WindowFingerprint.of("orders", NAMED, REQUEST)).isEqualTo(Fingerprint.builder().add("orders")
+        assertThat(WindowFingerprint.of("/api/orders/{id}", NAMED, REQUEST)).isEqualTo(Fingerprint.builder().add("/api/orders/{id}")
                 .add("principal").add("p:alice")
                 .add("var:id").add("7")
                 .add("body:item").add("phone")
                 .add("header:x-tenant").add("t1")
                 .add("query:channel").add("app").build());
-        assertThat(WindowFingerprint.of("orders", DEFAULT, REQUEST).hex()).isEqualTo(PINNED_DEFAULT);
-        assertThat(WindowFingerprint.of("orders", NAMED, REQUEST).hex()).isEqualTo(PINNED_NAMED);
-        assertThat(WindowFingerprint.of("orders", DEFAULT, REQUEST.withForm("item=fresh+milk&note=a&timestamp=1")).hex())
+        assertThat(WindowFingerprint.of("/api/orders/{id}", DEFAULT, REQUEST).hex()).isEqualTo(PINNED_DEFAULT);
+        assertThat(WindowFingerprint.of("/api/orders/{id}", NAMED, REQUEST).hex()).isEqualTo(PINNED_NAMED);
+        assertThat(WindowFingerprint.of("/api/orders/{id}", DEFAULT, REQUEST.withForm("item=fresh+milk&note=a&timestamp=1")).hex())
                 .isEqualTo(PINNED_FORM);
     }
 
     @Test
     void volatileParametersQueryOrderLeadingZerosAndJsonFieldOrderDoNotMakeAnotherRequest() {
-        Fingerprint base = WindowFingerprint.of("orders", DEFAULT, REQUEST);
-        assertThat(WindowFingerprint.of("orders", DEFAULT, REQUEST.withQuery("b=x%20y&TIMESTAMP=2&channel=app")))
+        Fingerprint base = WindowFingerprint.of("/api/orders/{id}", DEFAULT, REQUEST);
+        assertThat(WindowFingerprint.of("/api/orders/{id}", DEFAULT, REQUEST.withQuery("b=x%20y&TIMESTAMP=2&channel=app")))
                 .isEqualTo(base);
-        assertThat(WindowFingerprint.of("orders", DEFAULT, REQUEST.withPath("/api/orders/0007", "0007"))).isEqualTo(base);
-        assertThat(WindowFingerprint.of("orders", DEFAULT, REQUEST.withJson("{ \"quantity\": 1, \"item\": \"phone\" }")))
+        assertThat(WindowFingerprint.of("/api/orders/{id}", DEFAULT, REQUEST.withPath("/api/orders/0007", "0007"))).isEqualTo(base);
+        assertThat(WindowFingerprint.of("/api/orders/{id}", DEFAULT, REQUEST.withJson("{ \"quantity\": 1, \"item\": \"phone\" }")))
                 .isEqualTo(base);
 
-        assertThat(WindowFingerprint.of("orders", DEFAULT, REQUEST.withQuery("b=x%20y&channel=web"))).isNotEqualTo(base);
-        assertThat(WindowFingerprint.of("orders", DEFAULT, REQUEST.withPath("/api/orders/8", "8"))).isNotEqualTo(base);
-        assertThat(WindowFingerprint.of("orders", DEFAULT, REQUEST.withJson("{\"item\":\"phone\",\"quantity\":2}")))
+        assertThat(WindowFingerprint.of("/api/orders/{id}", DEFAULT, REQUEST.withQuery("b=x%20y&channel=web"))).isNotEqualTo(base);
+        assertThat(WindowFingerprint.of("/api/orders/{id}", DEFAULT, REQUEST.withPath("/api/orders/8", "8"))).isNotEqualTo(base);
+        assertThat(WindowFingerprint.of("/api/orders/{id}", DEFAULT, REQUEST.withJson("{\"item\":\"phone\",\"quantity\":2}")))
                 .isNotEqualTo(base);
         assertThat(WindowFingerprint.of("other", DEFAULT, REQUEST)).as("another rule or route").isNotEqualTo(base);
     }
 
     @Test
     void aFormIsTakenByItsDecodedFieldsWithoutTheVolatileOnes() {
-        Fingerprint form = WindowFingerprint.of("orders", DEFAULT, REQUEST.withForm("item=fresh+milk&note=a&timestamp=1"));
-        assertThat(WindowFingerprint.of("orders", DEFAULT, REQUEST.withForm("note=a&timestamp=2&item=fresh%20milk")))
+        Fingerprint form = WindowFingerprint.of("/api/orders/{id}", DEFAULT, REQUEST.withForm("item=fresh+milk&note=a&timestamp=1"));
+        assertThat(WindowFingerprint.of("/api/orders/{id}", DEFAULT, REQUEST.withForm("note=a&timestamp=2&item=fresh%20milk")))
                 .isEqualTo(form);
-        assertThat(WindowFingerprint.of("orders", DEFAULT, REQUEST.withForm("item=sour+milk&note=a"))).isNotEqualTo(form);
+        assertThat(WindowFingerprint.of("/api/orders/{id}", DEFAULT, REQUEST.withForm("item=sour+milk&note=a"))).isNotEqualTo(form);
         assertThat(new WindowFingerprint(NAMED, REQUEST.withForm("item=fresh+milk&item=2")).value("body:item"))
                 .isEqualTo("fresh milk,2");
     }
@@ -159,10 +159,10 @@ class WindowFingerprintTest {
 
     @Test
     void namedFieldsAreExactlyWhatCounts() {
-        Fingerprint named = WindowFingerprint.of("orders", NAMED, REQUEST);
-        assertThat(WindowFingerprint.of("orders", NAMED, REQUEST.withJson("{\"item\":\"phone\",\"quantity\":9}")))
+        Fingerprint named = WindowFingerprint.of("/api/orders/{id}", NAMED, REQUEST);
+        assertThat(WindowFingerprint.of("/api/orders/{id}", NAMED, REQUEST.withJson("{\"item\":\"phone\",\"quantity\":9}")))
                 .isEqualTo(named);
-        assertThat(WindowFingerprint.of("orders", NAMED, REQUEST.withJson("{\"item\":\"tablet\",\"quantity\":1}")))
+        assertThat(WindowFingerprint.of("/api/orders/{id}", NAMED, REQUEST.withJson("{\"item\":\"tablet\",\"quantity\":1}")))
                 .isNotEqualTo(named);
         WindowFingerprint parts = new WindowFingerprint(NAMED, REQUEST);
         assertThat(parts.present("header:X-TENANT")).isTrue();

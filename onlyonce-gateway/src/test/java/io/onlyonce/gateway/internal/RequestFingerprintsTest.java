@@ -23,9 +23,9 @@ import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
 class RequestFingerprintsTest {
 
     /** The values of {@code WindowFingerprintTest}. */
-    static final String PINNED_DEFAULT = "891260d80d8f8b15e2785d451f6021c052b146a996e0ede9dbd1057a28c91fcd";
-    static final String PINNED_NAMED = "0829f3c8a3f6c3b72409af0338395691ea0431c6c6251e1686e7ebf9f5a6649a";
-    static final String PINNED_FORM = "11a7dbcc489d3fadb7f7eb15e3074971de9290cb6caab52d4c6fa40bcc894926";
+    static final String PINNED_DEFAULT = "899c7b094d7770067035b685e8950d6744a728109ef806d70fb7584c6c62bb6f";
+    static final String PINNED_NAMED = "9b44a31b85835e170771564a6772a1082243d5a67b723fd2f2b638f9d0d29030";
+    static final String PINNED_FORM = "961963fde7eadf7e06de388e4399391266c9d78f097544e485d5a4dcb61b4d2f";
 
     static final WindowFingerprint.Recipe DEFAULT = new WindowFingerprint.Recipe(List.of(), List.of("timestamp"),
             List.of("id"));
@@ -48,17 +48,17 @@ class RequestFingerprintsTest {
     @Test
     void theGatewayGivesTheWindowFingerprintPinnedInCore() throws Exception {
         String json = "{\"item\":\"phone\",\"quantity\":1}";
-        assertThat(parts(DEFAULT, MediaType.APPLICATION_JSON, json).fingerprint("orders").hex()).isEqualTo(PINNED_DEFAULT);
-        assertThat(parts(NAMED, MediaType.APPLICATION_JSON, json).fingerprint("orders").hex()).isEqualTo(PINNED_NAMED);
+        assertThat(parts(DEFAULT, MediaType.APPLICATION_JSON, json).fingerprint("/api/orders/{id}").hex()).isEqualTo(PINNED_DEFAULT);
+        assertThat(parts(NAMED, MediaType.APPLICATION_JSON, json).fingerprint("/api/orders/{id}").hex()).isEqualTo(PINNED_NAMED);
         assertThat(parts(DEFAULT, MediaType.APPLICATION_FORM_URLENCODED, "item=fresh+milk&note=a&timestamp=1")
-                .fingerprint("orders").hex()).isEqualTo(PINNED_FORM);
+                .fingerprint("/api/orders/{id}").hex()).isEqualTo(PINNED_FORM);
     }
 
     @Test
     void aReorderedJsonBodyOrReencodedFormIsTheSameRequest() throws Exception {
         assertThat(parts(DEFAULT, MediaType.APPLICATION_JSON, "{ \"quantity\": 1, \"item\": \"phone\" }")
-                .fingerprint("orders").hex()).isEqualTo(PINNED_DEFAULT);
+                .fingerprint("/api/orders/{id}").hex()).isEqualTo(PINNED_DEFAULT);
         assertThat(parts(DEFAULT, MediaType.APPLICATION_FORM_URLENCODED, "timestamp=2&note=a&item=fresh%20milk")
-                .fingerprint("orders").hex()).isEqualTo(PINNED_FORM);
+                .fingerprint("/api/orders/{id}").hex()).isEqualTo(PINNED_FORM);
     }
 }

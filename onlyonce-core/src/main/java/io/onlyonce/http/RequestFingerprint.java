@@ -3,7 +3,9 @@ package io.onlyonce.http;
 import io.onlyonce.Fingerprint;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -14,12 +16,19 @@ import org.jspecify.annotations.Nullable;
  * reorders fields sends the same request; a form's fields sorted; a multipart body's parts, each
  * by its name, file name, content type and content; anything else by the SHA-256 of its bytes.
  *
- * <p>Two platforms that see the same request with no body, a JSON body or any other body they both
- * take by its bytes compute the same fingerprint, so such a retry answered by another instance, on
- * another stack, is still recognised (WebFlux takes a form or multipart body by its bytes, Spring MVC
- * by its fields and parts).
+ * <p>Two platforms that see the same request with no body, a JSON body, a form or any other body
+ * they both take by its bytes compute the same fingerprint, so such a retry answered by another
+ * instance, on another stack, is still recognised (WebFlux takes a multipart body by its bytes,
+ * Spring MVC by its parts). A form is taken by its parameters, the query string's and the body's
+ * ({@link Body.Form#of}), on WebFlux since this version (before: by its bytes).
  */
 public final class RequestFingerprint {
+
+    /**
+     * The largest JSON body taken in canonical form (1 MiB); a larger one is taken by the SHA-256 of
+     * its bytes, on every platform.
+     */
+    public static final int CANONICAL_JSON_LIMIT = 1024 * 1024;
 
     private RequestFingerprint() {
     }
@@ -52,6 +61,22 @@ public final class RequestFingerprint {
          * @param sortedFields the decoded fields, sorted, as the platform writes them
          */
         record Form(String sortedFields) implements Body {
+
+            /**
+             * A form by {@code fields} (decoded): sorted by name, each value, in the order given, as
+             * its name's and its own length, {@code :}, and the text ({@code 4:item=5:phone&}), so
+             * no two forms write the same text.
+             */
+            public static Form of(Map<String, ? extends List<String>> fields) {
+                StringBuilder text = new StringBuilder();
+                new TreeMap<String, List<String>>(fields).forEach((name, values) -> {
+                    for (String value : values) {
+                        text.append(name.length()).append(':').append(name).append('=')
+                                .append(value.length()).append(':').append(value).append('&');
+                    }
+                });
+                return new Form(text.toString());
+            }
         }
 
         /**

@@ -1,5 +1,6 @@
 package io.onlyonce.gateway;
 
+import io.onlyonce.http.WindowFingerprint;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -16,12 +17,14 @@ import org.jspecify.annotations.Nullable;
  * @param methods the upper-case methods the rule applies to; other methods pass untouched
  * @param window how long a fingerprint stays taken after its first request
  * @param fields what makes two requests the same. Empty: the method, the path, the sorted query
- *     without {@code ignoredParameters}, the SHA-256 of the whole body and the caller (the verified
+ *     without {@code ignoredParameters}, the whole body hashed and the caller (the verified
  *     principal, or the client address when anonymous). Otherwise exactly the named parts:
- *     {@code method}, {@code path}, {@code query}, {@code body} (its digest), {@code principal}
+ *     {@code method}, {@code path}, {@code query}, {@code body} (hashed), {@code principal}
  *     (principal or client address), {@code ip}, {@code query:NAME}, {@code header:NAME},
  *     {@code var:NAME} (a path variable of the route's {@code Path} predicate) and
- *     {@code body:FIELD} (a JSON field, dotted for nested objects)
+ *     {@code body:FIELD} (a form field, or a JSON field dotted for nested objects). The recipe is
+ *     the one of every platform, {@link WindowFingerprint}: the servlet filter of a service without
+ *     a gateway computes the same fingerprint for the same request and fields
  * @param ignoredParameters query parameters that differ on every call (timestamps, nonces) and do
  *     not count, compared case-insensitively
  * @param numericVariables path variables that are numbers: {@code 01} and {@code 1} are the same
@@ -50,7 +53,7 @@ public record DedupRule(boolean enabled, Set<String> methods, Duration window, L
         }
         methods = methods.stream().map(m -> m.toUpperCase(Locale.ROOT)).collect(Collectors.toUnmodifiableSet());
         fields = List.copyOf(fields);
-        fields.forEach(DedupRule::checkField);
+        fields.forEach(WindowFingerprint::checkField);
         ignoredParameters = ignoredParameters.stream().map(p -> p.toLowerCase(Locale.ROOT)).toList();
         numericVariables = List.copyOf(numericVariables);
         if ((businessIdSource == null) != (businessIdPattern == null)) {
@@ -97,14 +100,5 @@ public record DedupRule(boolean enabled, Set<String> methods, Duration window, L
     public boolean needsJson() {
         return fields.stream().anyMatch(f -> f.startsWith("body:"))
                 || (businessIdSource != null && businessIdSource.startsWith("body:"));
-    }
-
-    private static void checkField(String field) {
-        boolean known = Set.of("method", "path", "query", "body", "principal", "ip").contains(field)
-                || (field.indexOf(':') > 0 && Set.of("query", "header", "var", "body")
-                        .contains(field.substring(0, field.indexOf(':'))) && field.length() > field.indexOf(':') + 1);
-        if (!known) {
-            throw new IllegalArgumentException("unknown de-dup field " + field);
-        }
     }
 }

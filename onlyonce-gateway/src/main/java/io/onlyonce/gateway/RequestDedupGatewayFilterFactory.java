@@ -7,6 +7,7 @@ import io.onlyonce.InvalidIdempotencyKeyException;
 import io.onlyonce.gateway.RequestDedupMetrics.Outcome;
 import io.onlyonce.gateway.internal.RequestBody;
 import io.onlyonce.gateway.internal.RequestFingerprints;
+import io.onlyonce.http.WindowFingerprint;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -139,7 +140,7 @@ public class RequestDedupGatewayFilterFactory extends AbstractGatewayFilterFacto
             @Nullable RequestBody body, String caller) {
         ServerHttpRequest request = exchange.getRequest();
         RequestFingerprints parts = new RequestFingerprints(request,
-                new RequestFingerprints.Recipe(rule.fields(), rule.ignoredParameters(), rule.numericVariables()),
+                new WindowFingerprint.Recipe(rule.fields(), rule.ignoredParameters(), rule.numericVariables()),
                 ServerWebExchangeUtils.getUriTemplateVariables(exchange), body, caller);
         String businessIdSource = rule.businessIdSource();
         if (businessIdSource != null && rule.businessIdPattern() != null) {

@@ -1,153 +1,85 @@
 package io.onlyonce.gateway.internal;
 
 import io.onlyonce.Fingerprint;
-import io.onlyonce.json.Json;
-import io.onlyonce.json.NotJsonException;
-import java.math.BigInteger;
+import io.onlyonce.http.FormFields;
+import io.onlyonce.http.RequestFingerprint;
+import io.onlyonce.http.WindowFingerprint;
+import io.onlyonce.http.WindowRequest;
+import java.net.InetSocketAddress;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
+import org.springframework.http.InvalidMediaTypeException;
+import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpRequest;
-import org.springframework.util.MultiValueMap;
-import org.springframework.web.util.UriComponentsBuilder;
 
 /**
- * What a request is, for the window: the parts a rule ({@code io.onlyonce.gateway.DedupRule}) names, each length-prefixed into
- * a SHA-256 {@link Fingerprint} that starts with the route id. Path variables the rule declares
- * numeric are written in their canonical form ({@code 01} as {@code 1}) wherever they appear.
+ * What a request is, for the window: the gateway's request adapted to the one window recipe of
+ * every platform ({@link WindowFingerprint}), so that a rule ({@code io.onlyonce.gateway.DedupRule})
+ * names the same parts and gives the same fingerprint as the servlet filter of a service without a
+ * gateway. The scope is the route id. A form body is taken by its fields (decoded with the charset
+ * of its {@code Content-Type}, UTF-8 when it names none), a JSON body of up to
+ * {@link RequestFingerprint#CANONICAL_JSON_LIMIT} in canonical form, any other body (a multipart one
+ * too) by the SHA-256 of its bytes.
  */
-public final class RequestFingerprints {
-
-    /**
-     * What of a request the rule fingerprints.
-     *
-     * @param fields the parts, in order; empty for method, path, query, body and principal
-     * @param ignoredParameters query parameters left out, lower case
-     * @param numericVariables path variables whose leading zeros do not make another request
-     */
-    public record Recipe(List<String> fields, List<String> ignoredParameters, List<String> numericVariables) {
-    }
+public final class RequestFingerprints implements WindowRequest {
 
     private final ServerHttpRequest request;
-    private final Recipe rule;
-    private final Map<String, String> rawVariables;
+    private final WindowFingerprint parts;
     private final Map<String, String> variables;
     private final @Nullable RequestBody body;
     private final String caller;
-    private @Nullable Object json;
-    private boolean parsed;
+    private final @Nullable MediaType contentType;
+    private @Nullable Map<String, List<String>> form;
+    private boolean formRead;
 
     /**
+     * @param recipe what of the request the rule fingerprints
      * @param variables the route's path variables (Spring Cloud Gateway's URI template variables)
      * @param body the body, when the rule needs it
      * @param caller {@code p:} and the verified principal, or {@code ip:} and the client address
      */
-    public RequestFingerprints(ServerHttpRequest request, Recipe rule, Map<String, String> variables,
+    public RequestFingerprints(ServerHttpRequest request, WindowFingerprint.Recipe recipe, Map<String, String> variables,
             @Nullable RequestBody body, String caller) {
         this.request = request;
-        this.rule = rule;
-        this.rawVariables = Map.copyOf(variables);
-        this.variables = normalised(variables, rule.numericVariables());
+        this.variables = Map.copyOf(variables);
         this.body = body;
         this.caller = caller;
+        this.contentType = contentType(request);
+        this.parts = new WindowFingerprint(recipe, this);
     }
 
     /** The fingerprint of the request on {@code routeId}. */
     public Fingerprint fingerprint(String routeId) {
-        Fingerprint.Builder builder = Fingerprint.builder().add(routeId);
-        List<String> fields = rule.fields().isEmpty() ? List.of("method", "path", "query", "body", "principal")
-                : rule.fields();
-        for (String field : fields) {
-            builder.add(field).add(value(field));
-        }
-        return builder.build();
+        return parts.fingerprint(routeId);
     }
 
     /** The text of one part, or of a business id source; empty when absent. */
     public String value(String field) {
-        return switch (field) {
-            case "method" -> request.getMethod().name();
-            case "path" -> path();
-            case "query" -> sortedQuery();
-            case "body" -> body == null ? "" : HexFormat.of().formatHex(body.sha256());
-            case "principal" -> caller;
-            case "ip" -> request.getRemoteAddress() == null ? ""
-                    : request.getRemoteAddress().getAddress().getHostAddress();
-            default -> named(field);
-        };
+        return parts.value(field);
     }
 
     /** Whether {@code field} names something the request carries. */
     public boolean present(String field) {
-        if (field.startsWith("header:")) {
-            return request.getHeaders().getFirst(field.substring(7)) != null; // containsHeader is Spring Framework 7's only
-        }
-        if (field.startsWith("query:")) {
-            return query().containsKey(field.substring(6));
-        }
-        if (field.startsWith("body:")) {
-            return jsonField(field.substring(5)) != null;
-        }
-        return true;
+        return parts.present(field);
     }
 
-    private String named(String field) {
-        int colon = field.indexOf(':');
-        String kind = field.substring(0, colon);
-        String name = field.substring(colon + 1);
-        return switch (kind) {
-            case "query" -> String.join(",", query().getOrDefault(name, List.of()));
-            case "header" -> String.join(",", headerValues(name));
-            case "var" -> variables.getOrDefault(name, "");
-            case "body" -> {
-                Object node = jsonField(name);
-                yield node == null ? "" : node instanceof String text ? text
-                        : new String(Json.onClassPath().write(node), java.nio.charset.StandardCharsets.UTF_8);
-            }
-            default -> throw new IllegalStateException("unknown de-dup field " + field);
-        };
+    @Override
+    public String method() {
+        return request.getMethod().name();
     }
 
-    /** The path with each numeric variable's segment in canonical form. */
-    private String path() {
-        String raw = request.getPath().value();
-        if (rule.numericVariables().isEmpty()) {
-            return raw;
-        }
-        Map<String, String> canonical = new HashMap<>();
-        rule.numericVariables().forEach(name -> {
-            String original = rawVariables.get(name);
-            if (original != null) {
-                canonical.put(original, variables.get(name));
-            }
-        });
-        String[] segments = raw.split("/", -1);
-        for (int i = 0; i < segments.length; i++) {
-            segments[i] = canonical.getOrDefault(segments[i], segments[i]);
-        }
-        return String.join("/", segments);
+    @Override
+    public String rawPath() {
+        return request.getPath().value();
     }
 
-    private String sortedQuery() {
-        List<String> pairs = new ArrayList<>();
-        query().forEach((name, values) -> {
-            if (!rule.ignoredParameters().contains(name.toLowerCase(Locale.ROOT))) {
-                values.forEach(value -> pairs.add(name + "=" + value));
-            }
-        });
-        Collections.sort(pairs);
-        return String.join("&", pairs);
-    }
-
-    /** The query parameters as sent (still percent-encoded). */
-    private MultiValueMap<String, String> query() {
-        String raw = request.getURI().getRawQuery();
-        return UriComponentsBuilder.newInstance().query(raw).build().getQueryParams();
+    @Override
+    public @Nullable String rawQuery() {
+        return request.getURI().getRawQuery();
     }
 
     /**
@@ -155,8 +87,9 @@ public final class RequestFingerprints {
      * Framework 6.2 and 7 both have with one signature: {@code getOrEmpty} and {@code get} take an
      * {@code Object} on 6.2 and a {@code String} on 7.
      */
+    @Override
     public List<String> headerValues(String name) {
-        List<String> values = new java.util.ArrayList<>();
+        List<String> values = new ArrayList<>();
         request.getHeaders().forEach((header, list) -> {
             if (header.equalsIgnoreCase(name)) {
                 values.addAll(list);
@@ -165,30 +98,59 @@ public final class RequestFingerprints {
         return values;
     }
 
-    private @Nullable Object jsonField(String dotted) {
-        if (!parsed) {
-            json = parse(body == null ? new byte[0] : body.bytes());
-            parsed = true;
-        }
-        return Json.member(json, dotted);
+    @Override
+    public String caller() {
+        return caller;
     }
 
-    private static @Nullable Object parse(byte[] bytes) {
-        try {
-            return bytes.length == 0 ? null : Json.onClassPath().read(bytes);
-        } catch (NotJsonException e) {
-            return null;
-        }
+    @Override
+    public String remoteAddress() {
+        InetSocketAddress remote = request.getRemoteAddress();
+        return remote == null || remote.getAddress() == null ? "" : remote.getAddress().getHostAddress();
     }
 
-    private static Map<String, String> normalised(Map<String, String> raw, List<String> numeric) {
-        Map<String, String> out = new HashMap<>(raw);
-        for (String name : numeric) {
-            String value = raw.get(name);
-            if (value != null && !value.isEmpty() && value.chars().allMatch(Character::isDigit) && value.length() < 400) {
-                out.put(name, new BigInteger(value).toString());
+    @Override
+    public Map<String, String> pathVariables() {
+        return variables;
+    }
+
+    @Override
+    public @Nullable Map<String, List<String>> formFields() {
+        if (!formRead) {
+            formRead = true;
+            MediaType type = contentType;
+            if (body != null && type != null && MediaType.APPLICATION_FORM_URLENCODED.includes(type)) {
+                Charset charset = type.getCharset() != null ? type.getCharset() : StandardCharsets.UTF_8;
+                form = FormFields.parse(new String(body.bytes(), charset), charset);
             }
         }
-        return out;
+        return form;
+    }
+
+    @Override
+    public RequestFingerprint.Body body() {
+        RequestBody read = body;
+        if (read == null) {
+            return RequestFingerprint.Body.NONE;
+        }
+        MediaType type = contentType;
+        return type != null && read.bytes().length <= RequestFingerprint.CANONICAL_JSON_LIMIT
+                && (type.isCompatibleWith(MediaType.APPLICATION_JSON) || type.getSubtype().endsWith("+json"))
+                ? new RequestFingerprint.Body.Json(read.bytes())
+                : new RequestFingerprint.Body.Opaque(read.sha256());
+    }
+
+    @Override
+    public byte @Nullable [] smallBody() {
+        RequestBody read = body;
+        return read == null || read.bytes().length > RequestFingerprint.CANONICAL_JSON_LIMIT ? null : read.bytes();
+    }
+
+    private static @Nullable MediaType contentType(ServerHttpRequest request) {
+        try {
+            return request.getHeaders().getContentType();
+        } catch (InvalidMediaTypeException e) {
+            return null;
+        }
     }
 }

@@ -1,6 +1,7 @@
 package io.onlyonce.spring.reactive;
 
 import io.onlyonce.Fingerprint;
+import io.onlyonce.http.FormFields;
 import io.onlyonce.http.RequestFingerprint;
 import io.onlyonce.IdempotencyKey;
 import io.onlyonce.StoredResponse;
@@ -21,6 +22,8 @@ import io.onlyonce.spring.http.IdempotentRequests;
 import io.onlyonce.spring.http.OnlyOnceProblems;
 import io.onlyonce.spring.http.OnlyOnceRejection;
 import io.onlyonce.spring.http.ProblemType;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
@@ -37,6 +40,7 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.core.ResolvableType;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.core.io.buffer.DataBufferUtils;
@@ -44,13 +48,17 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
+import org.springframework.http.codec.FormHttpMessageReader;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
+import org.springframework.util.LinkedMultiValueMap;
+import org.springframework.util.MultiValueMap;
 import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.ServerWebExchangeDecorator;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -62,7 +70,8 @@ import reactor.core.scheduler.Schedulers;
  *
  * <p>Per request: the key comes from the key header (400 when missing or malformed), the scope
  * from the route template and the principal, the fingerprint from method, path, query, the whole
- * body (canonical when JSON) and the configured headers, as on the servlet side. Then
+ * body (canonical when JSON, a form by its parameters) and the configured headers, as on the
+ * servlet side ({@link RequestFingerprint}). Then
  * {@link IdempotencyEngine#admitAsync} decides: a replay is written byte for byte with
  * {@code Idempotent-Replayed: true}; a refusal is an RFC 9457 problem in the request's locale
  * (409 with {@code Retry-After}, 422, 503). An admitted request runs with its answer held back,
@@ -83,7 +92,10 @@ public final class ReactiveIdempotency {
     private static final Logger log = LoggerFactory.getLogger(ReactiveIdempotency.class);
     private static final Set<String> BODY_METHODS = Set.of("POST", "PUT", "PATCH", "DELETE");
     /** Bodies larger than this are fingerprinted by their digest only, as on the servlet side. */
-    private static final int CANONICAL_JSON_LIMIT = 1024 * 1024;
+    private static final int CANONICAL_JSON_LIMIT = RequestFingerprint.CANONICAL_JSON_LIMIT;
+    private static final FormHttpMessageReader FORM_READER = new FormHttpMessageReader();
+    private static final ResolvableType FORM_DATA = ResolvableType.forClassWithGenerics(MultiValueMap.class, String.class,
+            String.class);
     private static final String REPLAYED_HEADER = "Idempotent-Replayed";
 
     private final IdempotencyEngine engine;
@@ -313,7 +325,11 @@ public final class ReactiveIdempotency {
     private record Body(byte @Nullable [] bytes, boolean tooLarge) {
     }
 
-    /** The exchange whose request body is {@code bytes}, which can be read again. */
+    /**
+     * The exchange whose request body is {@code bytes}, which can be read again. A form's fields come
+     * from them too: the exchange's own {@code getFormData()} would read the body already consumed
+     * here, and find nothing.
+     */
     private static ServerWebExchange withBody(ServerWebExchange exchange, byte @Nullable [] bytes) {
         if (bytes == null) {
             return exchange;
@@ -326,20 +342,40 @@ public final class ReactiveIdempotency {
                         : Flux.just(exchange.getResponse().bufferFactory().wrap(bytes)));
             }
         };
-        return exchange.mutate().request(request).build();
+        ServerWebExchange replaying = exchange.mutate().request(request).build();
+        MediaType type = request.getHeaders().getContentType();
+        if (type == null || !MediaType.APPLICATION_FORM_URLENCODED.includes(type)) {
+            return replaying;
+        }
+        Mono<MultiValueMap<String, String>> form = FORM_READER.readMono(FORM_DATA, request, Map.of())
+                .switchIfEmpty(Mono.fromSupplier(LinkedMultiValueMap::new))
+                .cache();
+        return new ServerWebExchangeDecorator(replaying) {
+            @Override
+            public Mono<MultiValueMap<String, String>> getFormData() {
+                return form;
+            }
+        };
     }
 
-    /** SHA-256 over method, path and query as sent, the whole body (canonical when JSON) and the chosen headers. */
+    /**
+     * SHA-256 over method, path and query as sent, the whole body (canonical when JSON, a form by its
+     * parameters as Spring MVC takes it, a multipart body by its bytes) and the chosen headers.
+     */
     private static Fingerprint fingerprint(ServerHttpRequest request, byte @Nullable [] body, MethodSettings method) {
         RequestFingerprint.Body taken;
         if (body == null) {
             taken = RequestFingerprint.Body.NONE;
         } else {
             MediaType type = request.getHeaders().getContentType();
-            taken = type != null && body.length <= CANONICAL_JSON_LIMIT
-                    && (type.isCompatibleWith(MediaType.APPLICATION_JSON) || type.getSubtype().endsWith("+json"))
-                    ? new RequestFingerprint.Body.Json(body)
-                    : new RequestFingerprint.Body.Opaque(sha256(body));
+            if (type != null && MediaType.APPLICATION_FORM_URLENCODED.includes(type)) {
+                taken = form(request.getURI().getRawQuery(), body, type);
+            } else {
+                taken = type != null && body.length <= CANONICAL_JSON_LIMIT
+                        && (type.isCompatibleWith(MediaType.APPLICATION_JSON) || type.getSubtype().endsWith("+json"))
+                        ? new RequestFingerprint.Body.Json(body)
+                        : new RequestFingerprint.Body.Opaque(sha256(body));
+            }
         }
         List<RequestFingerprint.Header> headers = new ArrayList<>();
         for (String header : method.fingerprintHeaders()) {
@@ -347,6 +383,20 @@ public final class ReactiveIdempotency {
         }
         return RequestFingerprint.of(request.getMethod().name(), request.getURI().getRawPath(), request.getURI().getRawQuery(),
                 taken, headers);
+    }
+
+    /**
+     * A form as Spring MVC takes it: by its parameters, the query string's (decoded as UTF-8) and the
+     * body's (decoded with the charset of its type, UTF-8 when it names none), a name's query values
+     * before its body values.
+     */
+    private static RequestFingerprint.Body form(@Nullable String rawQuery, byte[] body, MediaType type) {
+        Charset charset = type.getCharset() != null ? type.getCharset() : StandardCharsets.UTF_8;
+        Map<String, List<String>> parameters = new LinkedHashMap<>();
+        FormFields.parse(rawQuery, StandardCharsets.UTF_8).forEach((name, values) -> parameters.put(name, new ArrayList<>(values)));
+        FormFields.parse(new String(body, charset), charset)
+                .forEach((name, values) -> parameters.computeIfAbsent(name, n -> new ArrayList<>()).addAll(values));
+        return RequestFingerprint.Body.Form.of(parameters);
     }
 
     private static byte[] sha256(byte[] bytes) {

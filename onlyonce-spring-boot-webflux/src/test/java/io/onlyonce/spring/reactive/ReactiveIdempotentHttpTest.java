@@ -106,6 +106,32 @@ class ReactiveIdempotentHttpTest {
         assertThat(executions.of("plain")).isEqualTo(1);
     }
 
+    /**
+     * The business fingerprint of {@code POST /orders/form?channel=app} with the form
+     * {@code item=fresh+milk&note=a}: the one Spring MVC computes for it ({@code DigestingRequestFormTest}
+     * in onlyonce-spring-boot-webmvc pins the same hex).
+     */
+    static final String FORM_FINGERPRINT = "a6d350f4cf13276b2c5b436ae3c35fa507ac319e3980f296c062fcdcb792d1cf";
+
+    @Test
+    void aFormIsFingerprintedByItsParametersAsOnSpringMvc() {
+        String key = newKey();
+        HttpResponse<byte[]> first = send(request("/orders/form?channel=app", "alice", key, "item=fresh+milk&note=a")
+                .setHeader("Content-Type", "application/x-www-form-urlencoded"));
+        assertThat(first.statusCode()).as(text(first)).isEqualTo(200);
+        assertThat(text(first)).as("the handler still reads the form").contains("\"item\":\"fresh milk\"");
+        assertThat(store.find(new IdempotencyKey("POST /orders/form alice", key)).orElseThrow().fingerprint().hex())
+                .isEqualTo(FORM_FINGERPRINT);
+        HttpResponse<byte[]> again = send(request("/orders/form?channel=app", "alice", key, "note=a&item=fresh%20milk")
+                .setHeader("Content-Type", "application/x-www-form-urlencoded; charset=UTF-8"));
+        assertThat(again.statusCode()).as("the same fields in another order and encoding: " + text(again)).isEqualTo(200);
+        assertThat(again.headers().firstValue("Idempotent-Replayed")).contains("true");
+        HttpResponse<byte[]> other = send(request("/orders/form?channel=app", "alice", key, "item=sour+milk&note=a")
+                .setHeader("Content-Type", "application/x-www-form-urlencoded"));
+        assertThat(other.statusCode()).as("another value under the same key").isEqualTo(422);
+        assertThat(executions.of("form")).isEqualTo(1);
+    }
+
     @Test
     void aFunctionalRouteRunsOnceAndReplays() {
         String key = newKey();

@@ -3,9 +3,10 @@ package io.onlyonce.spring.dedup;
 import io.onlyonce.spring.http.DedupRules;
 import io.onlyonce.Fingerprint;
 import io.onlyonce.http.RequestFingerprint;
+import io.onlyonce.http.WindowFingerprint;
+import io.onlyonce.http.WindowRequest;
 import io.onlyonce.StoreUnavailableException;
 import io.onlyonce.json.Json;
-import io.onlyonce.json.NotJsonException;
 import io.onlyonce.spring.PrincipalResolver;
 import io.onlyonce.spring.metrics.OutcomeRecorder;
 import io.onlyonce.spring.web.DigestingRequest;
@@ -19,33 +20,31 @@ import io.onlyonce.spring.web.RequestLanguage;
 import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.util.ServletRequestPathUtils;
+import org.springframework.web.util.pattern.PathPattern;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Enumeration;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
-import org.springframework.util.LinkedMultiValueMap;
-import org.springframework.util.MultiValueMap;
 import org.springframework.web.filter.OncePerRequestFilter;
-import org.springframework.web.util.UriComponentsBuilder;
 
 /**
  * The gateway layer for services without a gateway: a request whose fingerprint was already seen
  * within its rule's window is answered 429 with {@code Retry-After} (the time left in the window),
- * before it reaches the business layer. The whole body is fingerprinted, read once and handed on
- * byte for byte ({@link DigestingRequest}); a multipart body by its parts, a form by its fields.
+ * before it reaches the business layer. The fingerprint is the one window recipe of core
+ * ({@link WindowFingerprint}), the gateway's too, so a rule's fields mean the same request behind a
+ * gateway and without one. The whole body is fingerprinted, read once and handed on byte for byte
+ * ({@link DigestingRequest}); a multipart body by its parts, a form by its fields.
  * Store faults fail open (the request passes, the layers behind still hold) and are counted; a
  * circuit breaker in front of the store keeps a dead server from being hammered.
  *
@@ -194,91 +193,75 @@ public final class RequestDedupFilter extends OncePerRequestFilter {
         response.getOutputStream().write(Json.onClassPath().write(body));
     }
 
+    /** The window fingerprint of {@code request}: the one recipe of core, in the scope of the rule's pattern. */
     private Fingerprint fingerprint(DigestingRequest request, DedupRules.Compiled rule) {
-        Fingerprint.Builder builder = Fingerprint.builder().add(rule.rule().pattern()).add(request.getMethod());
-        List<String> fields = rule.rule().fields();
-        if (fields.isEmpty()) {
-            builder.add(request.getRequestURI()).add(sortedQuery(request, rule.rule().ignoredParameters()));
-            if (request.isForm()) {
-                builder.add("form").add(sortedPairs(request.formFields(), rule.rule().ignoredParameters()));
-            } else {
-                RequestFingerprint.addBody(builder, request.body());
-            }
-            builder.add(caller(request));
-            return builder.build();
+        return WindowFingerprint.of(rule.rule().pattern(), rule.recipe(), new ServletWindowRequest(request, rule));
+    }
+
+    /** A servlet request as the window sees it. */
+    private final class ServletWindowRequest implements WindowRequest {
+
+        private final DigestingRequest request;
+        private final DedupRules.Compiled rule;
+
+        ServletWindowRequest(DigestingRequest request, DedupRules.Compiled rule) {
+            this.request = request;
+            this.rule = rule;
         }
-        @Nullable Object json = null;
-        boolean parsed = false;
-        for (String field : fields) {
-            String value;
-            if (field.equals("principal")) {
-                value = caller(request);
-            } else if (field.equals("ip")) {
-                value = request.getRemoteAddr();
-            } else if (field.equals("path")) {
-                value = request.getRequestURI();
-            } else if (field.startsWith("query:")) {
-                value = String.join(",", query(request).getOrDefault(field.substring(6), List.of()));
-            } else if (field.startsWith("header:")) {
-                value = String.join(",", Collections.list(request.getHeaders(field.substring(7))));
-            } else if (field.startsWith("body:") && request.isForm()) {
-                value = String.join(",", request.formFields().getOrDefault(field.substring(5), List.of()));
-            } else if (field.startsWith("body:")) {
-                if (!parsed) {
-                    byte[] small = request.bodyIfSmall();
-                    json = small == null ? null : parse(small);
-                    parsed = true;
-                }
-                value = bodyField(json, field.substring(5));
-            } else {
-                throw new IllegalStateException("unknown de-dup field " + field);
-            }
-            builder.add(field).add(value);
+
+        @Override
+        public String method() {
+            return request.getMethod();
         }
-        return builder.build();
-    }
 
-    private String caller(HttpServletRequest request) {
-        String principal = principals.resolve(request);
-        return principal != null ? "p:" + principal : "ip:" + request.getRemoteAddr();
-    }
-
-    private static String sortedQuery(HttpServletRequest request, List<String> ignoredParameters) {
-        return sortedPairs(query(request), ignoredParameters);
-    }
-
-    private static String sortedPairs(MultiValueMap<String, String> parameters, List<String> ignoredParameters) {
-        Set<String> ignored = new java.util.HashSet<>();
-        ignoredParameters.forEach(p -> ignored.add(p.toLowerCase(Locale.ROOT)));
-        List<String> pairs = new ArrayList<>();
-        parameters.forEach((name, values) -> {
-            if (!ignored.contains(name.toLowerCase(Locale.ROOT))) {
-                values.forEach(value -> pairs.add(name + "=" + value));
-            }
-        });
-        Collections.sort(pairs);
-        return String.join("&", pairs);
-    }
-
-    /** The query parameters as sent (still percent-encoded); the body is never read for them. */
-    private static MultiValueMap<String, String> query(HttpServletRequest request) {
-        String query = request.getQueryString();
-        return query == null ? new LinkedMultiValueMap<>()
-                : UriComponentsBuilder.newInstance().query(query).build().getQueryParams();
-    }
-
-    private static @Nullable Object parse(byte[] body) {
-        try {
-            return Json.onClassPath().read(body);
-        } catch (NotJsonException e) {
-            return null;
+        @Override
+        public String rawPath() {
+            return request.getRequestURI();
         }
-    }
 
-    /** The member's JSON text (a string with its quotes), or empty when there is none or it is null. */
-    private static String bodyField(@Nullable Object json, String path) {
-        Object member = Json.member(json, path);
-        return member == null ? "" : new String(Json.onClassPath().write(member), java.nio.charset.StandardCharsets.UTF_8);
+        @Override
+        public @Nullable String rawQuery() {
+            return request.getQueryString();
+        }
+
+        @Override
+        public List<String> headerValues(String name) {
+            Enumeration<String> values = request.getHeaders(name);
+            return values == null ? List.of() : Collections.list(values);
+        }
+
+        @Override
+        public String caller() {
+            String principal = principals.resolve(request);
+            return principal != null ? "p:" + principal : "ip:" + remoteAddress();
+        }
+
+        @Override
+        public String remoteAddress() {
+            String address = request.getRemoteAddr();
+            return address == null ? "" : address;
+        }
+
+        @Override
+        public Map<String, String> pathVariables() {
+            PathPattern.PathMatchInfo match = rule.pattern().matchAndExtract(pathWithinApplication(request));
+            return match == null ? Map.of() : match.getUriVariables();
+        }
+
+        @Override
+        public @Nullable Map<String, List<String>> formFields() {
+            return request.isForm() ? request.formFields() : null;
+        }
+
+        @Override
+        public RequestFingerprint.Body body() {
+            return request.body();
+        }
+
+        @Override
+        public byte @Nullable [] smallBody() {
+            return request.bodyIfSmall();
+        }
     }
 
     private static PathContainer pathWithinApplication(HttpServletRequest request) {

@@ -1,5 +1,6 @@
 package io.onlyonce.spring.web;
 
+import io.onlyonce.http.FormFields;
 import io.onlyonce.http.RequestFingerprint;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
@@ -15,19 +16,17 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.SequenceInputStream;
 import java.io.UncheckedIOException;
-import java.net.URLDecoder;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.MediaType;
 import org.springframework.util.LinkedMultiValueMap;
@@ -64,7 +63,7 @@ import org.springframework.util.MultiValueMap;
 public final class DigestingRequest extends HttpServletRequestWrapper implements AutoCloseable {
 
     /** Bodies larger than this are fingerprinted by their digest only, never in canonical JSON form. */
-    public static final int CANONICAL_JSON_LIMIT = 1024 * 1024;
+    public static final int CANONICAL_JSON_LIMIT = RequestFingerprint.CANONICAL_JSON_LIMIT;
     private static final int SPOOL_MEMORY_THRESHOLD = 256 * 1024;
 
     /** The body is larger than can be fingerprinted. */
@@ -119,7 +118,7 @@ public final class DigestingRequest extends HttpServletRequestWrapper implements
         MediaType type = contentType();
         try {
             if (isForm()) {
-                return new RequestFingerprint.Body.Form(sortedParameters(formParameters()));
+                return sortedParameters(formParameters());
             }
             if (type != null && type.getType().equalsIgnoreCase("multipart")) {
                 return new RequestFingerprint.Body.Multipart(parts());
@@ -405,27 +404,9 @@ public final class DigestingRequest extends HttpServletRequestWrapper implements
         }
     }
 
-    /**
-     * The fields of url-encoded text in the order sent, decoded as servlet containers decode them:
-     * pairs split at {@code &}, name and value at the first {@code =}, {@code +} and percent escapes
-     * decoded with {@code charset}. A pair without {@code =} has the value "", as in a servlet
-     * request; one without a name or with a malformed escape is left out, as Tomcat leaves it out.
-     */
+    /** The fields of url-encoded text in the order sent, decoded as servlet containers decode them ({@link FormFields}). */
     private static MultiValueMap<String, String> parseForm(@Nullable String text, Charset charset) {
-        MultiValueMap<String, String> fields = new LinkedMultiValueMap<>();
-        for (String pair : text == null ? new String[0] : text.split("&")) {
-            int equals = pair.indexOf('=');
-            String name = equals < 0 ? pair : pair.substring(0, equals);
-            String value = equals < 0 ? "" : pair.substring(equals + 1);
-            if (!name.isEmpty()) {
-                try {
-                    fields.add(URLDecoder.decode(name, charset), URLDecoder.decode(value, charset));
-                } catch (IllegalArgumentException malformed) {
-                    // left out, as the container leaves it out
-                }
-            }
-        }
-        return fields;
+        return new LinkedMultiValueMap<>(FormFields.parse(text, charset));
     }
 
     /** The parameters in servlet order: a name's query values before its body values, names as they first appear. */
@@ -451,16 +432,10 @@ public final class DigestingRequest extends HttpServletRequestWrapper implements
         return body;
     }
 
-    private static String sortedParameters(Map<String, String[]> parameters) {
-        Map<String, String[]> sorted = new TreeMap<>(parameters);
-        StringBuilder text = new StringBuilder();
-        sorted.forEach((name, values) -> {
-            for (String value : values) {
-                text.append(name.length()).append(':').append(name).append('=')
-                        .append(value.length()).append(':').append(value).append('&');
-            }
-        });
-        return text.toString();
+    private static RequestFingerprint.Body.Form sortedParameters(Map<String, String[]> parameters) {
+        Map<String, List<String>> fields = new LinkedHashMap<>();
+        parameters.forEach((name, values) -> fields.put(name, Arrays.asList(values)));
+        return RequestFingerprint.Body.Form.of(fields);
     }
 
     private List<RequestFingerprint.Part> parts() throws IOException {

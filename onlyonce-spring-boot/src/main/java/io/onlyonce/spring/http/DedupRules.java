@@ -1,5 +1,6 @@
 package io.onlyonce.spring.http;
 
+import io.onlyonce.http.WindowFingerprint;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,8 +25,9 @@ public final class DedupRules {
      * @param rule the configured rule
      * @param pattern the parsed path pattern
      * @param methods upper-case methods
+     * @param recipe what of a request the window fingerprints
      */
-    public record Compiled(DedupRule rule, PathPattern pattern, Set<String> methods) {
+    public record Compiled(DedupRule rule, PathPattern pattern, Set<String> methods, WindowFingerprint.Recipe recipe) {
     }
 
     private final AtomicReference<List<Compiled>> rules = new AtomicReference<>(List.of());
@@ -34,7 +36,11 @@ public final class DedupRules {
         replace(initial);
     }
 
-    /** Replaces every rule at once. */
+    /**
+     * Replaces every rule at once.
+     *
+     * @throws IllegalArgumentException when a rule has no pattern, no positive window or an unknown field
+     */
     public void replace(List<DedupRule> newRules) {
         List<Compiled> compiled = new ArrayList<>();
         for (DedupRule rule : newRules) {
@@ -45,7 +51,8 @@ public final class DedupRules {
                 throw new IllegalArgumentException("a de-dup window must be positive");
             }
             compiled.add(new Compiled(rule, PathPatternParser.defaultInstance.parse(rule.pattern()),
-                    rule.methods().stream().map(m -> m.toUpperCase(Locale.ROOT)).collect(Collectors.toUnmodifiableSet())));
+                    rule.methods().stream().map(m -> m.toUpperCase(Locale.ROOT)).collect(Collectors.toUnmodifiableSet()),
+                    new WindowFingerprint.Recipe(rule.fields(), rule.ignoredParameters(), rule.numericVariables())));
         }
         rules.set(List.copyOf(compiled));
     }
@@ -58,7 +65,7 @@ public final class DedupRules {
         }
         replace(current.stream()
                 .map(r -> r.pattern().equals(pattern)
-                        ? new DedupRule(r.pattern(), r.methods(), window, r.fields(), r.ignoredParameters())
+                        ? r.withWindow(window)
                         : r)
                 .toList());
         return true;

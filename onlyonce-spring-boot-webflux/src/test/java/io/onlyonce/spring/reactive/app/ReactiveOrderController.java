@@ -52,6 +52,15 @@ public class ReactiveOrderController {
         return "{\"run\":" + executions.next("plain") + "}";
     }
 
+    /** A form, read by the handler after the fingerprint has taken it. */
+    @Idempotent
+    @PostMapping(path = "/orders/form", consumes = MediaType.APPLICATION_FORM_URLENCODED_VALUE,
+            produces = MediaType.APPLICATION_JSON_VALUE)
+    public Mono<String> form(org.springframework.web.server.ServerWebExchange exchange) {
+        return exchange.getFormData().map(form -> "{\"run\":" + executions.next("form") + ",\"item\":\""
+                + form.getFirst("item") + "\"}");
+    }
+
     @Idempotent
     @PostMapping("/orders/slow")
     public Mono<String> slow(@RequestBody String body) {

@@ -14,6 +14,7 @@ import io.onlyonce.spring.resilience.StoreProbes;
 import io.onlyonce.store.IdempotencyStore;
 import io.onlyonce.token.TokenStore;
 import io.onlyonce.window.WindowStore;
+import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -22,6 +23,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -33,7 +36,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * standalone, Sentinel or Cluster), over one extra Lettuce connection with a binary codec, made on
  * first use: the fastest path. Otherwise, with {@code onlyonce-redis-spring-data} on the classpath,
  * through the application's one {@link RedisConnectionFactory} (Jedis, Redisson). Nothing here
- * connects at start-up, and every store call has a budget of its own
+ * connects while the application starts: the connection is begun once it is ready, without
+ * waiting for it, and every store call has a budget of its own
  * ({@code onlyonce.redis.command-timeout}), whatever {@code spring.data.redis.timeout}.
  */
 @Configuration(proxyBeanMethods = false)
@@ -43,6 +47,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 public class OnlyOnceRedisConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(OnlyOnceRedisConfiguration.class);
+    /** How long the warm-up's ping waits for the connection and its answer (nobody waits on it). */
+    private static final Duration WARM_UP = Duration.ofSeconds(10);
 
     /** The application's Lettuce client: the stores use it directly. */
     @Configuration(proxyBeanMethods = false)
@@ -97,6 +103,19 @@ public class OnlyOnceRedisConfiguration {
     RedisStoreConfig onlyOnceRedisStoreConfig(OnlyOnceProperties properties) {
         OnlyOnceProperties.Redis redis = properties.redis();
         return new RedisStoreConfig(redis.keyPrefix(), redis.tokenShards(), redis.commandTimeout());
+    }
+
+    /**
+     * Begins the connection once the application is ready, without waiting for it: the first
+     * request then finds it made instead of spending its budget on connecting (on a busy host, a
+     * connection that takes longer than the budget would answer the first requests after a deploy
+     * 503). A Redis that is down changes nothing: the application has started, and a later call
+     * connects as before.
+     */
+    @Bean
+    @ConditionalOnBean(RedisStoreConnection.class)
+    ApplicationListener<ApplicationReadyEvent> onlyOnceRedisWarmUp(RedisStoreConnection onlyOnceRedisConnection) {
+        return ready -> onlyOnceRedisConnection.pingAsync(WARM_UP);
     }
 
     /** Asks Redis whether it answers (a script that only returns 1), within the budget of one store call. */

@@ -19,6 +19,9 @@ import io.onlyonce.window.WindowStore;
 import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.boot.SpringApplication;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
@@ -63,6 +66,22 @@ class RedisClientSelectionIT {
                     .hasSingleBean(OnlyOnceRedisConfiguration.DirectLettuce.class)
                     .doesNotHaveBean(OnlyOnceRedisConfiguration.ThroughConnectionFactory.class);
             assertKeyRoundTrips(context);
+        });
+    }
+
+    /** The first request after a deploy finds the connection made: it is begun once the application is ready. */
+    @Test
+    void theConnectionIsMadeOnceTheApplicationIsReadyBeforeAnyCall() {
+        runner.run(context -> {
+            RedisStoreConnection connection = context.getBean(RedisStoreConnection.class);
+            assertThat(connection.isConnected()).as("nothing connects while the context starts").isFalse();
+            context.publishEvent(new ApplicationReadyEvent(new SpringApplication(), new String[0],
+                    context.getSourceApplicationContext(ConfigurableApplicationContext.class), Duration.ZERO));
+            long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (!connection.isConnected() && System.nanoTime() < until) {
+                Thread.sleep(20);
+            }
+            assertThat(connection.isConnected()).as("connected without a store call").isTrue();
         });
     }
 

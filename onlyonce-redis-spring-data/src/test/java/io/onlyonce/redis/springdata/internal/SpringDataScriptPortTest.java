@@ -59,7 +59,8 @@ class SpringDataScriptPortTest {
             return List.of();
         });
         assertThat(store.claim(KEY, Fingerprint.of("a"), Duration.ofSeconds(30))).isInstanceOf(ClaimResult.Claimed.class);
-        assertThat(sent).containsExactly("evalSha", "eval");
+        // the claim's two sends; what follows is the store reading Redis's clock once it answered
+        assertThat(sent.subList(0, 2)).containsExactly("evalSha", "eval");
     }
 
     @Test

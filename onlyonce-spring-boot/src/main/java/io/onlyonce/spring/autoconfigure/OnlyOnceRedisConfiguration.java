@@ -113,6 +113,7 @@ public class OnlyOnceRedisConfiguration {
      * connects as before.
      */
     @Bean
+    @ConditionalOnMissingBean(name = "onlyOnceRedisWarmUp")
     @ConditionalOnBean(RedisStoreConnection.class)
     ApplicationListener<ApplicationReadyEvent> onlyOnceRedisWarmUp(RedisStoreConnection onlyOnceRedisConnection) {
         return ready -> onlyOnceRedisConnection.pingAsync(WARM_UP);

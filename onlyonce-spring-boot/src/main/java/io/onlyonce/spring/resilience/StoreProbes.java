@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * every breaker is closed, nothing is sent. One daemon thread; {@link #close()} stops it.
  *
  * <p>The breakers of one store share its fate (the Redis stores share one connection, the JDBC
- * stores one {@code DataSource}): when one opens, the others still closed are forced open, so that
+ * stores one {@code DataSource}): when one opens, the others still closed are opened too, so that
  * a request whose first call would go to another of them (the token endpoint, after orders opened
  * the idempotency breaker) is refused at once too, instead of waiting for a server already known
  * to be down; the probe closes them when the store answers.
@@ -35,6 +35,7 @@ public final class StoreProbes implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StoreProbes.class);
     /** Bounds the probe calls of one half-open breaker per round, whatever its settings. */
     private static final int MOST_CALLS_PER_ROUND = 10;
+    private static final ThreadLocal<Boolean> OPENING_SIBLINGS = ThreadLocal.withInitial(() -> false);
 
     private final Probe probe;
     private final List<CircuitBreaker> breakers;
@@ -89,16 +90,35 @@ public final class StoreProbes implements AutoCloseable {
         }
     }
 
+    /**
+     * Opens the breakers still closed. OPEN, not FORCED_OPEN: resilience4j gives a forced-open
+     * breaker an empty call window, and a breaker whose own failing call then moves it from forced
+     * open to open keeps that window, so that the next call recorded there fails with an
+     * ArithmeticException (a 500 instead of a 503).
+     */
     private void forceOpenAllBut(CircuitBreaker opened) {
-        for (CircuitBreaker other : breakers) {
-            if (other != opened && other.getState() == CircuitBreaker.State.CLOSED) {
-                try {
-                    other.transitionToForcedOpenState();
-                } catch (IllegalStateTransitionException changedMeanwhile) {
-                    // it moved by itself
+        boolean outer = !OPENING_SIBLINGS.get();
+        OPENING_SIBLINGS.set(true);
+        try {
+            for (CircuitBreaker other : breakers) {
+                if (other != opened && other.getState() == CircuitBreaker.State.CLOSED) {
+                    try {
+                        other.transitionToOpenState();
+                    } catch (IllegalStateTransitionException changedMeanwhile) {
+                        // it moved by itself
+                    }
                 }
             }
+        } finally {
+            if (outer) {
+                OPENING_SIBLINGS.remove();
+            }
         }
+    }
+
+    /** Whether the calling thread is opening the breakers of a store because a sibling breaker opened (for the log). */
+    static boolean openingSiblings() {
+        return OPENING_SIBLINGS.get();
     }
 
     private static boolean refusing(CircuitBreaker breaker) {

@@ -50,9 +50,16 @@ public final class StoreStateLog {
         String store = store(event.getCircuitBreakerName());
         CircuitBreaker.StateTransition transition = event.getStateTransition();
         switch (transition) {
-            case CLOSED_TO_OPEN -> log.warn("OnlyOnce {} store unavailable, circuit breaker OPEN: its calls fail at once"
-                    + " until a probe succeeds (failures and slow calls over the thresholds of onlyonce.circuit-breaker.*)",
-                    store);
+            case CLOSED_TO_OPEN -> {
+                if (StoreProbes.openingSiblings()) {
+                    log.info("OnlyOnce {} store shares its server with a store found unavailable:"
+                            + " circuit breaker OPEN until a probe succeeds", store);
+                } else {
+                    log.warn("OnlyOnce {} store unavailable, circuit breaker OPEN: its calls fail at once"
+                            + " until a probe succeeds (failures and slow calls over the thresholds of"
+                            + " onlyonce.circuit-breaker.*)", store);
+                }
+            }
             case HALF_OPEN_TO_OPEN -> log.debug("OnlyOnce {} store still unavailable, circuit breaker OPEN again", store);
             case OPEN_TO_HALF_OPEN -> log.debug("OnlyOnce {} store circuit breaker HALF_OPEN: probing", store);
             case HALF_OPEN_TO_CLOSED, FORCED_OPEN_TO_CLOSED -> log.info("OnlyOnce {} store reachable again, circuit breaker CLOSED",

@@ -92,7 +92,10 @@ public final class MessagingBench {
     private final int n;
     private final int batch;
     private final int relays;
+    private final int depth;
     private final int clients;
+    /** Per broker: WAL bytes of the relay's claims and marks, of the preload's inserts, updates and HOT updates, messages. */
+    private final Map<String, long[]> relayWal = new LinkedHashMap<>();
     private final double duplicateShare;
     private final HikariDataSource dataSource;
     private final BrokerSide.Settings settings;
@@ -101,11 +104,12 @@ public final class MessagingBench {
     private final PgWaits waits;
     private long sequence;
 
-    private MessagingBench(int n, int batch, int relays, int clients, int consumers, int prefetch, double duplicateShare,
-            HikariDataSource dataSource, PgWaits waits) {
+    private MessagingBench(int n, int batch, int relays, int depth, int clients, int consumers, int prefetch,
+            double duplicateShare, HikariDataSource dataSource, PgWaits waits) {
         this.n = n;
         this.batch = batch;
         this.relays = relays;
+        this.depth = depth;
         this.clients = clients;
         this.duplicateShare = duplicateShare;
         this.dataSource = dataSource;
@@ -138,6 +142,7 @@ public final class MessagingBench {
         int warmup = Integer.parseInt(option(options, "warmup", "1"));
         int batch = Integer.parseInt(option(options, "batch", String.valueOf(RelayConfig.DEFAULT_BATCH_SIZE)));
         int relays = Integer.parseInt(option(options, "relays", "1"));
+        int depth = Integer.parseInt(option(options, "depth", String.valueOf(RelayConfig.DEFAULT_PIPELINE_DEPTH)));
         int clients = Integer.parseInt(option(options, "clients", "4"));
         int consumers = Integer.parseInt(option(options, "consumers", "4"));
         int prefetch = Integer.parseInt(option(options, "prefetch", "50"));
@@ -158,8 +163,8 @@ public final class MessagingBench {
         quietLogging();
 
         System.out.printf("OnlyOnce message layer on %s: %,d messages per phase, %d warm-up + %d measured rounds,"
-                        + " relay batch %d x %d relays, %d consumers (prefetch %d), %.0f %% duplicates, sides %s, %d cores, Java %s%n",
-                String.join(" and ", brokers), n, warmup, rounds, batch, relays, consumers, prefetch, duplicates * 100,
+                        + " relay batch %d x %d relays (pipeline depth %d), %d consumers (prefetch %d), %.0f %% duplicates, sides %s, %d cores, Java %s%n",
+                String.join(" and ", brokers), n, warmup, rounds, batch, relays, depth, consumers, prefetch, duplicates * 100,
                 String.join(",", sides), Runtime.getRuntime().availableProcessors(), Runtime.version());
 
         createDatabase(pgServer);
@@ -173,7 +178,8 @@ public final class MessagingBench {
                 started.add(start(name));
             }
             waits = pgWaits ? PgWaits.start(pgServer + DATABASE) : null;
-            MessagingBench bench = new MessagingBench(n, batch, relays, clients, consumers, prefetch, duplicates, dataSource, waits);
+            MessagingBench bench = new MessagingBench(n, batch, relays, depth, clients, consumers, prefetch, duplicates,
+                    dataSource, waits);
             bench.measure(started, sides, warmup, rounds);
         } finally {
             if (waits != null) {
@@ -221,7 +227,7 @@ public final class MessagingBench {
                 line.append("  ").append(broker.name());
                 List<String> order = new ArrayList<>();
                 if (sides.contains("relay")) {
-                    order.addAll(reverse ? List.of("relay", "raw") : List.of("raw", "relay"));
+                    order.addAll(reverse ? List.of("floor", "relay", "raw") : List.of("raw", "relay", "floor"));
                 }
                 if (sides.contains("consumer")) {
                     order.addAll(reverse ? List.of("idempotent", "plain") : List.of("plain", "idempotent"));
@@ -233,6 +239,7 @@ public final class MessagingBench {
                     Result result = switch (phase) {
                         case "raw" -> raw(broker);
                         case "relay" -> relay(broker);
+                        case "floor" -> floor(broker);
                         case "plain" -> consume(broker, false);
                         case "idempotent" -> consume(broker, true);
                         case "e2e" -> outboxAndRelay(broker);
@@ -250,6 +257,46 @@ public final class MessagingBench {
         if (waits != null) {
             waits.report();
         }
+        figures(brokers, sides, phases);
+    }
+
+    /** The figures, last, one per line: {@code figure NAME VALUE}. */
+    private void figures(List<BrokerSide> brokers, List<String> sides, Phases phases) {
+        System.out.println();
+        for (BrokerSide broker : brokers) {
+            String b = broker.name();
+            if (sides.contains("relay")) {
+                figure("raw_" + b + "_msgs_per_s", median(phases.rates.get(b + " raw")), "%.0f");
+                figure("relay_" + b + "_msgs_per_s", median(phases.rates.get(b + " relay")), "%.0f");
+                figure("pg_floor_" + b + "_rows_per_s", median(phases.rates.get(b + " floor")), "%.0f");
+                figure("relay_over_raw_" + b, medianRatio(phases, b + " relay", b + " raw"), "%.2f");
+                figure("relay_over_pg_floor_" + b, medianRatio(phases, b + " relay", b + " floor"), "%.2f");
+                long[] w = relayWal.get(b);
+                figure("wal_bytes_per_message_relay_" + b, w[0] / (double) w[4], "%.0f");
+                figure("wal_bytes_per_message_insert_" + b, w[1] / (double) w[4], "%.0f");
+                figure("hot_update_share_" + b, w[2] == 0 ? 0 : w[3] / (double) w[2], "%.2f");
+            }
+            if (sides.contains("consumer")) {
+                figure("idempotent_over_plain_consumer_" + b, medianRatio(phases, b + " idempotent", b + " plain"), "%.2f");
+            }
+            if (sides.contains("business")) {
+                figure("business_with_outbox_over_without_" + b, medianRatio(phases, b + " e2e", b + " business"), "%.2f");
+            }
+        }
+    }
+
+    private static double medianRatio(Phases phases, String top, String bottom) {
+        List<Double> a = phases.rates.get(top);
+        List<Double> b = phases.rates.get(bottom);
+        List<Double> each = new ArrayList<>();
+        for (int i = 0; i < a.size(); i++) {
+            each.add(a.get(i) / b.get(i));
+        }
+        return median(each);
+    }
+
+    private static void figure(String name, double value, String format) {
+        System.out.println("figure " + name + " " + String.format(java.util.Locale.ROOT, format, value));
     }
 
     private void report(List<BrokerSide> brokers, List<String> sides, Phases phases) {
@@ -263,6 +310,8 @@ public final class MessagingBench {
             row("raw confirmed publish, msgs/s", "raw", brokers, phases);
             row("outbox relay until all confirmed, msgs/s", "relay", brokers, phases);
             ratioRow("  relay / raw (target >= 0.8)", "relay", "raw", brokers, phases);
+            row("PostgreSQL floor: read + batch mark, rows/s", "floor", brokers, phases);
+            ratioRow("  relay / PostgreSQL floor (target >= 0.8)", "relay", "floor", brokers, phases);
         }
         if (sides.contains("consumer")) {
             row("plain consumer, deliveries/s", "plain", brokers, phases);
@@ -273,6 +322,13 @@ public final class MessagingBench {
             row("business tx + outbox, relay until confirmed, msgs/s", "e2e", brokers, phases);
             row("business tx alone (no outbox), tx/s", "business", brokers, phases);
             ratioRow("  with outbox / without", "e2e", "business", brokers, phases);
+        }
+        if (sides.contains("relay")) {
+            System.out.println();
+            System.out.println("PostgreSQL per relayed message (all relay rounds; cluster-wide WAL, so run it alone):");
+            relayWal.forEach((name, w) -> System.out.printf("  %s: %,.0f WAL bytes by the relay's claims and marks,"
+                            + " %,.0f by the inserts; %.2f updates, %.0f %% of them HOT%n", name, w[0] / (double) w[4],
+                    w[1] / (double) w[4], w[2] / (double) w[4], w[2] == 0 ? 0 : 100.0 * w[3] / w[2]));
         }
         System.out.println();
         for (BrokerSide broker : brokers) {
@@ -345,8 +401,70 @@ public final class MessagingBench {
 
     /** N messages committed to the outbox beforehand; the relay publishes them until all are SUCCESS. */
     private Result relay(BrokerSide broker) throws Exception {
+        long insertWal = preload(broker, "outbox");
+        long[] before = tableCounters();
+        Relayed relayed = relayUntilSent(broker, () -> { });
+        long[] after = tableCounters();
+        long[] sums = relayWal.computeIfAbsent(broker.name(), k -> new long[5]);
+        sums[0] += after[0] - before[0];
+        sums[1] += insertWal;
+        sums[2] += after[1] - before[1];
+        sums[3] += after[2] - before[2];
+        sums[4] += n;
+        return new Result(n / relayed.seconds(), relayed.note());
+    }
+
+    /**
+     * What PostgreSQL itself can do of the relay's work, without a broker: the same N rows preloaded,
+     * then {@code relays} threads each read and mark a batch in one statement, until all are marked.
+     * No relay goes faster than this on this database.
+     */
+    private Result floor(BrokerSide broker) throws Exception {
+        preload(broker, "floor");
+        String markBatch = "UPDATE onlyonce_message_log SET status = 'SUCCESS', sent_at_ms = 1, next_attempt_at_ms = NULL"
+                + " WHERE id = ANY(ARRAY(SELECT id FROM onlyonce_message_log WHERE next_attempt_at_ms IS NOT NULL"
+                + " ORDER BY next_attempt_at_ms LIMIT ? FOR UPDATE SKIP LOCKED))"
+                + " RETURNING id, exchange, routing_key, payload, headers";
+        String phase = broker.name() + " floor";
+        phase(phase);
+        LongAdder marked = new LongAdder();
+        long start = System.nanoTime();
+        List<Future<?>> running = new ArrayList<>();
+        for (int r = 0; r < relays; r++) {
+            running.add(producers.submit(() -> {
+                try (Connection c = dataSource.getConnection(); PreparedStatement update = c.prepareStatement(markBatch)) {
+                    while (true) {
+                        update.setInt(1, batch);
+                        int rows = 0;
+                        try (ResultSet result = update.executeQuery()) {
+                            while (result.next()) {
+                                rows++;
+                            }
+                        }
+                        if (rows == 0) {
+                            return null;
+                        }
+                        marked.add(rows);
+                    }
+                }
+            }));
+        }
+        for (Future<?> future : running) {
+            future.get(PHASE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        phaseEnd(phase, n);
+        if (marked.sum() != n) {
+            throw new IllegalStateException("floor: " + marked.sum() + " rows marked for " + n);
+        }
+        return new Result(n / seconds, "");
+    }
+
+    /** N messages committed to the outbox, 500 per transaction, then VACUUM ANALYZE; returns the inserts' WAL bytes. */
+    private long preload(BrokerSide broker, String prefix) throws Exception {
         truncate("onlyonce_message_log");
-        List<String> ids = ids("outbox", n);
+        List<String> ids = ids(prefix, n);
+        long lsn = walLsn();
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(false);
             for (int i = 0; i < ids.size(); i++) {
@@ -358,11 +476,30 @@ public final class MessagingBench {
             connection.commit();
             connection.setAutoCommit(true);
         }
+        long inserted = walLsn() - lsn;
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
             s.execute("VACUUM ANALYZE onlyonce_message_log");
         }
-        Relayed relayed = relayUntilSent(broker, () -> { });
-        return new Result(n / relayed.seconds(), relayed.note());
+        return inserted;
+    }
+
+    private long walLsn() throws SQLException {
+        return count("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn");
+    }
+
+    /**
+     * The server's WAL position, and the outbox table's updates and HOT updates so far; waits until
+     * the backends have reported their table statistics (they do at most once a second).
+     */
+    private long[] tableCounters() throws SQLException, InterruptedException {
+        Thread.sleep(1_200);
+        long wal = walLsn();
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables"
+                        + " WHERE relname = 'onlyonce_message_log'")) {
+            r.next();
+            return new long[] {wal, r.getLong(1), r.getLong(2)};
+        }
     }
 
     private record Relayed(double seconds, double commitSeconds, String note) {
@@ -396,7 +533,7 @@ public final class MessagingBench {
         List<OutboxRelay> running = new ArrayList<>();
         for (int i = 0; i < relays; i++) {
             running.add(new OutboxRelay(dataSource, JdbcDialect.POSTGRESQL, broker.transport(),
-                    RelayConfig.custom().batchSize(batch).build(), listener));
+                    RelayConfig.custom().batchSize(batch).pipelineDepth(depth).build(), listener));
         }
         String phase = broker.name() + " relay";
         long counter = broker.counter();

@@ -14,9 +14,10 @@ import java.util.concurrent.CompletableFuture;
  * marks a message sent only on normal completion. The message's {@link OutboxMessage#id()} is sent
  * as the broker's message id, so consumers can drop duplicates.
  *
- * <p>The relay hands each claimed batch to {@link #publishAll} at once; a transport that can send a
- * batch together (Kafka: one flush; RabbitMQ: one channel, one wait for the batch's confirms)
- * overrides it, and every other transport inherits one {@link #publish} per message.
+ * <p>The relay hands each claimed batch to {@link #publishAll} at once, and may hand over its next
+ * batch before this one's futures complete; a transport that can send a batch together (Kafka:
+ * every record handed to the producer, no flush; RabbitMQ: one channel, one wait for the batch's
+ * confirms) overrides it, and every other transport inherits one {@link #publish} per message.
  */
 public interface MessageTransport {
 

@@ -5,6 +5,7 @@ import io.onlyonce.jdbc.sql.JdbcDialect;
 import io.onlyonce.messaging.internal.OutboxSql;
 import io.onlyonce.messaging.internal.ShortError;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -53,7 +54,10 @@ import org.jspecify.annotations.Nullable;
  * <h2>Running</h2>
  * {@link #start()} runs the polls on a thread of the relay's own: a poll right away, again at once
  * while polls find full batches, otherwise after {@link RelayConfig#pollInterval()} or as soon as
- * {@link #wakeUp()} is called (after each business commit that recorded a message).
+ * {@link #wakeUp()} is called (after each business commit that recorded a message). The polls are
+ * pipelined: while the broker confirms a full batch, the thread claims and publishes the next one,
+ * up to {@link RelayConfig#pipelineDepth()} batches in flight, and marks each batch once its
+ * confirms are in; the database's round trips and the broker's overlap instead of adding up.
  * {@link #stop()} lets the current poll finish. {@link #pollOnce()} may also be called directly (by
  * tests, or a scheduler of your own), from any thread.
  *
@@ -160,32 +164,66 @@ public final class OutboxRelay implements AutoCloseable {
         }
     }
 
+    /**
+     * Polls while running, keeping up to {@link RelayConfig#pipelineDepth()} batches in flight: it
+     * claims and publishes the next batch while the broker confirms the earlier ones, then marks the
+     * oldest once its confirms are in (or its publish timeout passed). Sleeps only when nothing is in
+     * flight and the last claim found less than a full batch.
+     */
     private void loop() {
-        while (running) {
-            int count;
-            try {
-                count = pollOnce();
-            } catch (Error e) {
-                running = false;
-                LOG.log(System.Logger.Level.ERROR, "the outbox relay stops on an error", e);
-                throw e;
-            } catch (RuntimeException e) {
-                counters.pollsFailed.increment();
-                LOG.log(System.Logger.Level.WARNING, "outbox poll failed; trying again in " + config.pollInterval()
-                        + ": " + ShortError.of(e));
-                RelayPoll.notifyListener(() -> listener.onPollFailed(e));
-                count = 0;
-            }
-            if (count >= config.batchSize() || !running) {
-                continue;
-            }
-            try {
-                if (wake.tryAcquire(config.pollInterval().toMillis(), TimeUnit.MILLISECONDS)) {
-                    wake.drainPermits();
+        ArrayDeque<RelayPoll.Batch> inFlight = new ArrayDeque<>();
+        boolean claim = true;
+        try {
+            while (running) {
+                if (claim && inFlight.size() < config.pipelineDepth()) {
+                    RelayPoll.Batch batch = null;
+                    try {
+                        batch = poll.start();
+                    } catch (RuntimeException e) {
+                        counters.pollsFailed.increment();
+                        LOG.log(System.Logger.Level.WARNING, "outbox poll failed; trying again in " + config.pollInterval()
+                                + ": " + ShortError.of(e));
+                        RelayPoll.notifyListener(() -> listener.onPollFailed(e));
+                    } finally {
+                        counters.polls.increment();
+                    }
+                    if (batch != null) {
+                        inFlight.add(batch);
+                    }
+                    claim = batch != null && batch.size() >= config.batchSize();
+                    continue;
                 }
-            } catch (InterruptedException e) {
-                return;
+                if (!inFlight.isEmpty()) {
+                    finish(inFlight.remove());
+                    claim = claim || wake.tryAcquire();
+                    continue;
+                }
+                try {
+                    wake.tryAcquire(config.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
+                    wake.drainPermits();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                claim = true;
             }
+        } catch (Error e) {
+            running = false;
+            LOG.log(System.Logger.Level.ERROR, "the outbox relay stops on an error", e);
+            throw e;
+        } finally {
+            // what was published is marked before the thread ends: each batch waits at most its publish timeout
+            while (!inFlight.isEmpty()) {
+                finish(inFlight.remove());
+            }
+        }
+    }
+
+    private void finish(RelayPoll.Batch batch) {
+        try {
+            poll.finish(batch);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "marking a batch of " + batch.size() + " messages failed; they stay"
+                    + " SENDING and are sent again after their lease: " + ShortError.of(e));
         }
     }
 

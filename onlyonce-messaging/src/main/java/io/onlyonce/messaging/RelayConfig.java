@@ -20,9 +20,13 @@ import java.time.Duration;
  * @param backoffMultiplier the factor by which each wait grows, at least 1 (default 2)
  * @param backoffJitter the random spread of each wait, as a fraction of it, in [0, 1) (default 0.5)
  * @param maxBackoff the longest wait (default 10 min)
+ * @param pipelineDepth how many claimed batches the {@link OutboxRelay#start() running} relay keeps in
+ *     flight at once, 1 to {@value #MAX_PIPELINE_DEPTH}: while the broker confirms one batch, the
+ *     relay claims and publishes the next, so the database's work and the broker's overlap (default
+ *     2; 1 claims only once the previous batch is marked)
  */
 public record RelayConfig(int batchSize, Duration pollInterval, Duration lease, Duration publishTimeout, int maxAttempts,
-        Duration initialBackoff, double backoffMultiplier, double backoffJitter, Duration maxBackoff) {
+        Duration initialBackoff, double backoffMultiplier, double backoffJitter, Duration maxBackoff, int pipelineDepth) {
 
     /** The largest {@link #batchSize()}: the claim binds one parameter per row. */
     public static final int MAX_BATCH_SIZE = 1_000;
@@ -44,6 +48,10 @@ public record RelayConfig(int batchSize, Duration pollInterval, Duration lease, 
     public static final double DEFAULT_BACKOFF_JITTER = 0.5;
     /** Default {@link #maxBackoff()}. */
     public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofMinutes(10);
+    /** The largest {@link #pipelineDepth()}. */
+    public static final int MAX_PIPELINE_DEPTH = 16;
+    /** Default {@link #pipelineDepth()}. */
+    public static final int DEFAULT_PIPELINE_DEPTH = 2;
 
     /**
      * @throws IllegalArgumentException when a value is out of range, or the publish timeout is not
@@ -55,6 +63,9 @@ public record RelayConfig(int batchSize, Duration pollInterval, Duration lease, 
         }
         if (maxAttempts < 1) {
             throw new IllegalArgumentException("maxAttempts must be at least 1");
+        }
+        if (pipelineDepth < 1 || pipelineDepth > MAX_PIPELINE_DEPTH) {
+            throw new IllegalArgumentException("pipelineDepth must be 1 to " + MAX_PIPELINE_DEPTH);
         }
         requireMillis("pollInterval", pollInterval);
         requireMillis("lease", lease);
@@ -85,7 +96,7 @@ public record RelayConfig(int batchSize, Duration pollInterval, Duration lease, 
     public Builder toBuilder() {
         return new Builder().batchSize(batchSize).pollInterval(pollInterval).lease(lease).publishTimeout(publishTimeout)
                 .maxAttempts(maxAttempts).initialBackoff(initialBackoff).backoffMultiplier(backoffMultiplier)
-                .backoffJitter(backoffJitter).maxBackoff(maxBackoff);
+                .backoffJitter(backoffJitter).maxBackoff(maxBackoff).pipelineDepth(pipelineDepth);
     }
 
     /** Builds a {@link RelayConfig}; every value starts at its default. */
@@ -99,6 +110,7 @@ public record RelayConfig(int batchSize, Duration pollInterval, Duration lease, 
         private double backoffMultiplier = DEFAULT_BACKOFF_MULTIPLIER;
         private double backoffJitter = DEFAULT_BACKOFF_JITTER;
         private Duration maxBackoff = DEFAULT_MAX_BACKOFF;
+        private int pipelineDepth = DEFAULT_PIPELINE_DEPTH;
 
         private Builder() {
         }
@@ -157,10 +169,16 @@ public record RelayConfig(int batchSize, Duration pollInterval, Duration lease, 
             return this;
         }
 
+        /** See {@link RelayConfig#pipelineDepth()}. */
+        public Builder pipelineDepth(int pipelineDepth) {
+            this.pipelineDepth = pipelineDepth;
+            return this;
+        }
+
         /** The configuration; see the record's constructor for what it refuses. */
         public RelayConfig build() {
             return new RelayConfig(batchSize, pollInterval, lease, publishTimeout, maxAttempts, initialBackoff,
-                    backoffMultiplier, backoffJitter, maxBackoff);
+                    backoffMultiplier, backoffJitter, maxBackoff, pipelineDepth);
         }
     }
 }

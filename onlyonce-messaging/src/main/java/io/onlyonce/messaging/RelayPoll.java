@@ -58,13 +58,27 @@ final class RelayPoll {
 
     /** One poll: claim, publish, await the confirms, mark; the number of rows claimed. */
     int run() {
+        Batch batch = start();
+        if (batch == null) {
+            return 0;
+        }
+        finish(batch);
+        return batch.size();
+    }
+
+    /**
+     * The first half of a poll: claims a batch and hands it to the transport, without waiting for
+     * the confirms; {@code null} when nothing was due. {@link #finish} completes it.
+     *
+     * @throws io.onlyonce.StoreUnavailableException when the claim fails (nothing was published)
+     */
+    @Nullable Batch start() {
         String owner = OwnerToken.random().value();
         List<ClaimedRow> rows = claim(owner);
         if (rows.isEmpty()) {
-            return 0;
+            return null;
         }
         counters.claimed.add(rows.size());
-        List<Failure> failures = new ArrayList<>();
         List<Failure> exhausted = new ArrayList<>();
         List<ClaimedRow> publishable = new ArrayList<>(rows.size());
         for (ClaimedRow row : rows) {
@@ -78,17 +92,22 @@ final class RelayPoll {
                 publishable.add(row);
             }
         }
-        Map<ClaimedRow, CompletableFuture<Void>> publishing = publish(publishable);
+        long deadline = System.nanoTime() + config.publishTimeout().toNanos();
+        return new Batch(owner, rows.size(), exhausted, publish(publishable), deadline);
+    }
+
+    /** The second half of a poll: waits for the batch's confirms until its publish timeout, and marks its rows. */
+    void finish(Batch batch) {
+        List<Failure> failures = new ArrayList<>();
         List<ClaimedRow> confirmed = new ArrayList<>();
-        boolean interrupted = await(publishing, confirmed, failures);
+        boolean interrupted = await(batch, confirmed, failures);
         try {
-            mark(owner, confirmed, failures, exhausted);
+            mark(batch.owner(), confirmed, failures, batch.exhausted());
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
         }
-        return rows.size();
     }
 
     /** Hands the batch to the transport at once; a transport that throws or answers badly fails the whole batch. */
@@ -127,11 +146,10 @@ final class RelayPoll {
      *
      * @return whether the thread was interrupted (its flag is cleared, so that marking can run)
      */
-    private boolean await(Map<ClaimedRow, CompletableFuture<Void>> publishing, List<ClaimedRow> confirmed,
-            List<Failure> failures) {
-        long deadline = System.nanoTime() + config.publishTimeout().toNanos();
+    private boolean await(Batch batch, List<ClaimedRow> confirmed, List<Failure> failures) {
+        long deadline = batch.deadline();
         boolean interrupted = false;
-        for (Map.Entry<ClaimedRow, CompletableFuture<Void>> entry : publishing.entrySet()) {
+        for (Map.Entry<ClaimedRow, CompletableFuture<Void>> entry : batch.publishing().entrySet()) {
             CompletableFuture<Void> future = entry.getValue();
             try {
                 if (interrupted) {
@@ -191,6 +209,14 @@ final class RelayPoll {
     }
 
     private int markSent(Connection connection, String owner, List<ClaimedRow> rows) throws SQLException {
+        if (sql.bindsIdArrays()) {
+            // one statement text whatever the batch's size: prepared once on the server
+            try (PreparedStatement update = connection.prepareStatement(sql.markSentAny())) {
+                update.setString(1, owner);
+                update.setArray(2, connection.createArrayOf("varchar", ids(rows)));
+                return update.executeUpdate();
+            }
+        }
         try (PreparedStatement update = connection.prepareStatement(sql.markSent(rows.size()))) {
             update.setString(1, owner);
             for (int i = 0; i < rows.size(); i++) {
@@ -198,6 +224,14 @@ final class RelayPoll {
             }
             return update.executeUpdate();
         }
+    }
+
+    private static String[] ids(List<ClaimedRow> rows) {
+        String[] ids = new String[rows.size()];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = rows.get(i).id();
+        }
+        return ids;
     }
 
     private void markFailure(String owner, Failure failure, boolean giveUp) {
@@ -289,7 +323,9 @@ final class RelayPoll {
 
     /** The claim in one statement (PostgreSQL), its rows sorted oldest first as {@link OutboxSql#selectClaimed} sorts them. */
     private List<ClaimedRow> claimReturning(String owner) {
-        return Transactions.run(dataSource, "outbox claim", connection -> {
+        // one statement, so one round trip with autocommit on: a transaction of its own, lowered to
+        // READ COMMITTED only when a stricter level of the pool made it fail on a row another relay claimed
+        return Jdbc.run(dataSource, Jdbc.Transactions.OWN_AT_READ_COMMITTED, "outbox claim", session -> session.step(connection -> {
             List<ClaimedRow> rows = new ArrayList<>();
             List<Long> created = new ArrayList<>();
             try (PreparedStatement claim = connection.prepareStatement(sql.claimReturning())) {
@@ -317,7 +353,7 @@ final class RelayPoll {
                 sorted.add(rows.get(i));
             }
             return sorted;
-        });
+        }));
     }
 
     /** Runs a listener call; a listener that throws is logged and the relay goes on. */
@@ -357,5 +393,14 @@ final class RelayPoll {
     }
 
     private record Failure(ClaimedRow row, Throwable error) {
+    }
+
+    /**
+     * A claimed batch handed to the transport: its fencing token, how many rows were claimed, the
+     * rows failed before publishing, the futures of the others, and the {@code System.nanoTime()}
+     * after which a missing confirm counts as a failed attempt.
+     */
+    record Batch(String owner, int size, List<Failure> exhausted, Map<ClaimedRow, CompletableFuture<Void>> publishing,
+            long deadline) {
     }
 }

@@ -18,7 +18,9 @@ class ConfigTest {
         assertThat(config.publishTimeout()).isEqualTo(Duration.ofSeconds(30));
         assertThat(config.maxAttempts()).isEqualTo(10);
         assertThat(config.maxBackoff()).isEqualTo(Duration.ofMinutes(10));
+        assertThat(config.pipelineDepth()).isEqualTo(2);
         assertThat(config.toBuilder().build()).isEqualTo(config);
+        assertThat(config.toBuilder().pipelineDepth(5).build().toBuilder().build().pipelineDepth()).isEqualTo(5);
     }
 
     @Test
@@ -27,6 +29,9 @@ class ConfigTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("shorter than the lease");
         assertThatThrownBy(() -> RelayConfig.custom().batchSize(0).build()).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> RelayConfig.custom().batchSize(1001).build()).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RelayConfig.custom().pipelineDepth(0).build()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("pipelineDepth must be 1 to 16");
+        assertThatThrownBy(() -> RelayConfig.custom().pipelineDepth(17).build()).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> RelayConfig.custom().maxAttempts(0).build()).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> RelayConfig.custom().backoffJitter(1.0).build()).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> RelayConfig.custom().backoffMultiplier(0.5).build()).isInstanceOf(IllegalArgumentException.class);

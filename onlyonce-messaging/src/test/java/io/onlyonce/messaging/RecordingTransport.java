@@ -70,9 +70,13 @@ final class RecordingTransport implements MessageTransport {
         return answer.apply(message);
     }
 
-    /** The next held publish, waiting for it. */
+    /** The next held publish, waiting for it at most 30 s. */
     Held takeHeld() throws InterruptedException {
-        return held.take();
+        Held next = held.poll(30, java.util.concurrent.TimeUnit.SECONDS);
+        if (next == null) {
+            throw new AssertionError("no publish was held within 30 s");
+        }
+        return next;
     }
 
     int heldCount() {

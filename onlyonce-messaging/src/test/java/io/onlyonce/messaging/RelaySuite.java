@@ -348,6 +348,70 @@ abstract class RelaySuite {
     }
 
     @Test
+    void aStartedRelayPublishesTheNextBatchWhileTheBrokerConfirmsOneUpToItsPipelineDepth() throws Exception {
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            ids.add(AbstractMessagingTest.uniqueId("pipelined"));
+            t.recordCommitted(AbstractMessagingTest.message(ids.get(i)));
+        }
+        RecordingTransport transport = RecordingTransport.holding();
+        OutboxRelay relay = new OutboxRelay(t.dataSource(), t.dialect(), transport,
+                quick().batchSize(1).pipelineDepth(2).pollInterval(Duration.ofHours(1)).build());
+        relay.start();
+        try {
+            RecordingTransport.Held first = transport.takeHeld();
+            RecordingTransport.Held second = transport.takeHeld();
+            assertThat(List.of(first.message().id(), second.message().id())).doesNotHaveDuplicates();
+            Thread.sleep(300);
+            assertThat(transport.published()).as("two batches in flight, no third").hasSize(2);
+            assertThat(statuses(ids)).containsOnlyKeys("SENDING", "PREPARED").containsEntry("SENDING", 2L);
+
+            first.future().complete(null);
+            await().atMost(PATIENCE).until(() -> t.row(first.message().id()).status().equals("SUCCESS"));
+            RecordingTransport.Held third = transport.takeHeld();
+            assertThat(t.row(second.message().id()).status()).isEqualTo("SENDING");
+            second.future().complete(null);
+            third.future().complete(null);
+            transport.takeHeld().future().complete(null);
+            await().atMost(PATIENCE).until(() -> statuses(ids).equals(Map.of("SUCCESS", 4L)));
+            assertThat(transport.publishCounts()).containsOnlyKeys(ids).allSatisfy((id, count) -> assertThat(count).isOne());
+        } finally {
+            relay.stop();
+        }
+    }
+
+    @Test
+    void aRelayOfPipelineDepthOneClaimsOnlyOnceItsBatchIsMarked() throws Exception {
+        String a = AbstractMessagingTest.uniqueId("serial");
+        String b = AbstractMessagingTest.uniqueId("serial");
+        t.recordCommitted(AbstractMessagingTest.message(a));
+        t.recordCommitted(AbstractMessagingTest.message(b));
+        RecordingTransport transport = RecordingTransport.holding();
+        OutboxRelay relay = new OutboxRelay(t.dataSource(), t.dialect(), transport,
+                quick().batchSize(1).pipelineDepth(1).pollInterval(Duration.ofHours(1)).build());
+        relay.start();
+        try {
+            RecordingTransport.Held first = transport.takeHeld();
+            Thread.sleep(300);
+            assertThat(transport.published()).hasSize(1);
+            first.future().complete(null);
+            transport.takeHeld().future().complete(null);
+            await().atMost(PATIENCE).until(() -> statuses(List.of(a, b)).equals(Map.of("SUCCESS", 2L)));
+        } finally {
+            relay.stop();
+        }
+    }
+
+    /** How many of {@code ids} are in each status. */
+    private Map<String, Long> statuses(List<String> ids) throws Exception {
+        Map<String, Long> counts = new java.util.TreeMap<>();
+        for (String id : ids) {
+            counts.merge(t.row(id).status(), 1L, Long::sum);
+        }
+        return counts;
+    }
+
+    @Test
     void aStartedRelayPublishesAsSoonAsItIsWokenUp() throws Exception {
         RecordingTransport transport = RecordingTransport.confirming();
         OutboxRelay relay = new OutboxRelay(t.dataSource(), t.dialect(), transport,

@@ -38,7 +38,9 @@ import org.jspecify.annotations.Nullable;
  * of the outbox message (the {@code X-Request-ID} among them) as UTF-8, except the key header and
  * headers of those three names; the value is the UTF-8 payload.
  *
- * <p>{@link #publishAll} sends every record of the relay's batch, then flushes the producer once.
+ * <p>{@link #publishAll} hands every record of the relay's batch to the producer and returns without
+ * flushing: the producer sends them after its {@code linger.ms}, and the relay publishes its next
+ * batch while the broker acknowledges this one.
  * A future fails with a {@link KafkaPublishException} whose {@link KafkaPublishException#reason()}
  * says why: {@code TOPIC_NOT_FOUND} for a topic that does not exist (the broker creates none
  * automatically, so this is Kafka's unroutable message), {@code TIMED_OUT} when the broker did not
@@ -141,7 +143,7 @@ public final class KafkaMessageTransport implements MessageTransport, AutoClosea
     }
 
     /**
-     * Sends a record per message, then flushes the producer once; see the class description.
+     * Hands a record per message to the producer, without waiting; see the class description.
      *
      * @param messages the relay's batch
      * @return one future per message, in order, completing on the broker's acknowledgement
@@ -192,33 +194,45 @@ public final class KafkaMessageTransport implements MessageTransport, AutoClosea
                 }
             }
         }
-        try {
-            producer.flush();
-        } catch (InterruptException e) {
-            interrupted = true;
-        } catch (RuntimeException e) {
-            // a closed or fenced producer: the callbacks report each record
-        }
         if (interrupted) {
             Thread.currentThread().interrupt();
-        }
-        long after = System.nanoTime();
-        if (lastAck.get() - now > 0) {
-            long remembered = after + MISSING_TOPIC_MEMORY.toNanos();
-            for (String topic : missing) {
-                missingUntil.putIfAbsent(topic, remembered);
-            }
-            unavailable.forEach((topic, failure) -> {
-                if (failure.reason() == Reason.TOPIC_NOT_FOUND) {
-                    missingUntil.putIfAbsent(topic, remembered);
-                }
-            });
         }
         List<CompletableFuture<Void>> bounded = new ArrayList<>(results.size());
         for (int i = 0; i < results.size(); i++) {
             bounded.add(bound(results.get(i), messages.get(i)));
         }
-        return bounded;
+        // no flush: the producer sends after linger.ms, and the caller may hand over its next batch
+        // meanwhile. Once every record of the batch is answered, the topics found missing are
+        // remembered, and only then does each future complete: a batch sent after this one's futures
+        // completed finds them remembered.
+        CompletableFuture<Void> answered = CompletableFuture.allOf(bounded.toArray(CompletableFuture[]::new))
+                .handle((ignored, error) -> {
+                    if (lastAck.get() - now > 0) {
+                        long remembered = System.nanoTime() + MISSING_TOPIC_MEMORY.toNanos();
+                        for (String topic : missing) {
+                            missingUntil.putIfAbsent(topic, remembered);
+                        }
+                        unavailable.forEach((topic, failure) -> {
+                            if (failure.reason() == Reason.TOPIC_NOT_FOUND) {
+                                missingUntil.putIfAbsent(topic, remembered);
+                            }
+                        });
+                    }
+                    return null;
+                });
+        List<CompletableFuture<Void>> out = new ArrayList<>(bounded.size());
+        for (CompletableFuture<Void> future : bounded) {
+            CompletableFuture<Void> after = new CompletableFuture<>();
+            answered.whenComplete((ignored, none) -> future.whenComplete((value, error) -> {
+                if (error == null) {
+                    after.complete(null);
+                } else {
+                    after.completeExceptionally(error);
+                }
+            }));
+            out.add(after);
+        }
+        return out;
     }
 
     /**

@@ -94,6 +94,23 @@ public final class OutboxSql {
     }
 
     /**
+     * Whether the ids of a batch are bound as one array parameter ({@link #markSentAny}): PostgreSQL.
+     * The other databases bind one parameter per id ({@link #markSent}).
+     */
+    public boolean bindsIdArrays() {
+        return dialect == JdbcDialect.POSTGRESQL;
+    }
+
+    /**
+     * PostgreSQL: {@link #markSent} with the ids as one array parameter (parameter 2, after the
+     * owner token), so that the statement's text is the same for every batch.
+     */
+    public String markSentAny() {
+        return "UPDATE " + TABLE + " SET status = 'SUCCESS', sent_at_ms = " + now + ", next_attempt_at_ms = NULL"
+                + " WHERE sending_owner = ? AND status = 'SENDING' AND id = ANY(?)";
+    }
+
+    /**
      * Puts one row back to PREPARED, due after a backoff: parameters backoff (ms), last error, id,
      * owner token.
      */

@@ -286,6 +286,8 @@ public record OnlyOnceProperties(
      * @param maxAttempts How many attempts a message gets before it is FAILED.
      * @param initialBackoff The wait before the second attempt; it doubles, with jitter, up to max-backoff.
      * @param maxBackoff The longest wait between two attempts.
+     * @param pipelineDepth How many claimed batches the relay keeps in flight: it claims and publishes
+     *     the next while the broker confirms one (1 to 16).
      */
     public record Relay(
             @DefaultValue("100") int batchSize,
@@ -294,7 +296,8 @@ public record OnlyOnceProperties(
             @DefaultValue("30s") Duration publishTimeout,
             @DefaultValue("10") int maxAttempts,
             @DefaultValue("1s") Duration initialBackoff,
-            @DefaultValue("10m") Duration maxBackoff) {
+            @DefaultValue("10m") Duration maxBackoff,
+            @DefaultValue("2") int pipelineDepth) {
     }
 
     /**

@@ -124,6 +124,7 @@ public class OnlyOnceMessagingAutoConfiguration {
                 .maxAttempts(relay.maxAttempts())
                 .initialBackoff(relay.initialBackoff())
                 .maxBackoff(relay.maxBackoff())
+                .pipelineDepth(relay.pipelineDepth())
                 .build();
         return new OutboxRelay(dataSource, messagingDatabase.dialect(), transport, config,
                 MessageLayerCounting.relayListener(statistics));

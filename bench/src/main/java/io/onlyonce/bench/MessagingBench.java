@@ -64,7 +64,9 @@ import java.util.concurrent.atomic.LongAdder;
  * ({@code rabbit}), {@code n} (4000), {@code rounds} (5), {@code warmup} rounds (1), relay {@code batch}
  * ({@value RelayConfig#DEFAULT_BATCH_SIZE}), {@code relays} (1: how many {@link OutboxRelay}s run on the
  * table at once), producer {@code clients} (4), {@code consumers} (4),
- * {@code prefetch} (50), {@code duplicates} (0.1), {@code sides} ({@code relay,consumer}),
+ * {@code prefetch} (50), {@code duplicates} (0.1), {@code sides} ({@code relay,consumer}), {@code depth}
+ * (the relay's pipeline depth, {@value RelayConfig#DEFAULT_PIPELINE_DEPTH}), {@code deleteSent} (false: the
+ * relay marks sent rows SUCCESS; true: it deletes them),
  * {@code pgWaits} (false: sample {@code pg_stat_activity} every 10 ms and read {@code pg_stat_wal}
  * around each phase, and print where the backends waited).
  *
@@ -93,6 +95,7 @@ public final class MessagingBench {
     private final int batch;
     private final int relays;
     private final int depth;
+    private final boolean deleteSent;
     private final int clients;
     /** Per broker: WAL bytes of the relay's claims and marks, of the preload's inserts, updates and HOT updates, messages. */
     private final Map<String, long[]> relayWal = new LinkedHashMap<>();
@@ -104,12 +107,13 @@ public final class MessagingBench {
     private final PgWaits waits;
     private long sequence;
 
-    private MessagingBench(int n, int batch, int relays, int depth, int clients, int consumers, int prefetch,
+    private MessagingBench(int n, int batch, int relays, int depth, boolean deleteSent, int clients, int consumers, int prefetch,
             double duplicateShare, HikariDataSource dataSource, PgWaits waits) {
         this.n = n;
         this.batch = batch;
         this.relays = relays;
         this.depth = depth;
+        this.deleteSent = deleteSent;
         this.clients = clients;
         this.duplicateShare = duplicateShare;
         this.dataSource = dataSource;
@@ -143,6 +147,7 @@ public final class MessagingBench {
         int batch = Integer.parseInt(option(options, "batch", String.valueOf(RelayConfig.DEFAULT_BATCH_SIZE)));
         int relays = Integer.parseInt(option(options, "relays", "1"));
         int depth = Integer.parseInt(option(options, "depth", String.valueOf(RelayConfig.DEFAULT_PIPELINE_DEPTH)));
+        boolean deleteSent = Boolean.parseBoolean(option(options, "deleteSent", "false"));
         int clients = Integer.parseInt(option(options, "clients", "4"));
         int consumers = Integer.parseInt(option(options, "consumers", "4"));
         int prefetch = Integer.parseInt(option(options, "prefetch", "50"));
@@ -163,8 +168,8 @@ public final class MessagingBench {
         quietLogging();
 
         System.out.printf("OnlyOnce message layer on %s: %,d messages per phase, %d warm-up + %d measured rounds,"
-                        + " relay batch %d x %d relays (pipeline depth %d), %d consumers (prefetch %d), %.0f %% duplicates, sides %s, %d cores, Java %s%n",
-                String.join(" and ", brokers), n, warmup, rounds, batch, relays, depth, consumers, prefetch, duplicates * 100,
+                        + " relay batch %d x %d relays (pipeline depth %d%s), %d consumers (prefetch %d), %.0f %% duplicates, sides %s, %d cores, Java %s%n",
+                String.join(" and ", brokers), n, warmup, rounds, batch, relays, depth, deleteSent ? ", sent rows deleted" : "", consumers, prefetch, duplicates * 100,
                 String.join(",", sides), Runtime.getRuntime().availableProcessors(), Runtime.version());
 
         createDatabase(pgServer);
@@ -178,8 +183,8 @@ public final class MessagingBench {
                 started.add(start(name));
             }
             waits = pgWaits ? PgWaits.start(pgServer + DATABASE) : null;
-            MessagingBench bench = new MessagingBench(n, batch, relays, depth, clients, consumers, prefetch, duplicates,
-                    dataSource, waits);
+            MessagingBench bench = new MessagingBench(n, batch, relays, depth, deleteSent, clients, consumers, prefetch,
+                    duplicates, dataSource, waits);
             bench.measure(started, sides, warmup, rounds);
         } finally {
             if (waits != null) {
@@ -421,7 +426,8 @@ public final class MessagingBench {
      */
     private Result floor(BrokerSide broker) throws Exception {
         preload(broker, "floor");
-        String markBatch = "UPDATE onlyonce_message_log SET status = 'SUCCESS', sent_at_ms = 1, next_attempt_at_ms = NULL"
+        String markBatch = (deleteSent ? "DELETE FROM onlyonce_message_log"
+                : "UPDATE onlyonce_message_log SET status = 'SUCCESS', sent_at_ms = 1, next_attempt_at_ms = NULL")
                 + " WHERE id = ANY(ARRAY(SELECT id FROM onlyonce_message_log WHERE next_attempt_at_ms IS NOT NULL"
                 + " ORDER BY next_attempt_at_ms LIMIT ? FOR UPDATE SKIP LOCKED))"
                 + " RETURNING id, exchange, routing_key, payload, headers";
@@ -533,7 +539,7 @@ public final class MessagingBench {
         List<OutboxRelay> running = new ArrayList<>();
         for (int i = 0; i < relays; i++) {
             running.add(new OutboxRelay(dataSource, JdbcDialect.POSTGRESQL, broker.transport(),
-                    RelayConfig.custom().batchSize(batch).pipelineDepth(depth).build(), listener));
+                    RelayConfig.custom().batchSize(batch).pipelineDepth(depth).deleteSent(deleteSent).build(), listener));
         }
         String phase = broker.name() + " relay";
         long counter = broker.counter();
@@ -554,7 +560,8 @@ public final class MessagingBench {
         } finally {
             running.forEach(OutboxRelay::stop);
         }
-        long success = count("SELECT COUNT(*) FROM onlyonce_message_log WHERE status = 'SUCCESS'");
+        long success = deleteSent ? n - count("SELECT COUNT(*) FROM onlyonce_message_log")
+                : count("SELECT COUNT(*) FROM onlyonce_message_log WHERE status = 'SUCCESS'");
         if (success != n || retried.sum() != 0) {
             throw new IllegalStateException("relay: " + success + " SUCCESS rows, " + retried.sum() + " retried, for " + n);
         }

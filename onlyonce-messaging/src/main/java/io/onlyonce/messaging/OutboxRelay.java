@@ -36,7 +36,7 @@ import org.jspecify.annotations.Nullable;
  *       (shorter than the lease).
  *   <li><b>Mark</b>, each statement a transaction of its own and guarded by the fencing token (a
  *       claim that lost its row to another relay changes nothing): confirmed rows SUCCESS with
- *       {@code sent_at_ms}; failed ones (nack, unroutable, no confirm in time) back to PREPARED, due
+ *       {@code sent_at_ms} (or deleted, with {@link RelayConfig#deleteSent()}), a batch in one statement; failed ones (nack, unroutable, no confirm in time) back to PREPARED, due
  *       after an exponential backoff with jitter and a cap, with {@code last_error}; or FAILED after
  *       {@link RelayConfig#maxAttempts()} attempts ({@link OutboxListener#onFailed}, the alert hook).
  * </ol>

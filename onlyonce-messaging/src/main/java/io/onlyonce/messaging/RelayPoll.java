@@ -211,13 +211,15 @@ final class RelayPoll {
     private int markSent(Connection connection, String owner, List<ClaimedRow> rows) throws SQLException {
         if (sql.bindsIdArrays()) {
             // one statement text whatever the batch's size: prepared once on the server
-            try (PreparedStatement update = connection.prepareStatement(sql.markSentAny())) {
+            try (PreparedStatement update = connection.prepareStatement(config.deleteSent() ? sql.deleteSentAny()
+                    : sql.markSentAny())) {
                 update.setString(1, owner);
                 update.setArray(2, connection.createArrayOf("varchar", ids(rows)));
                 return update.executeUpdate();
             }
         }
-        try (PreparedStatement update = connection.prepareStatement(sql.markSent(rows.size()))) {
+        try (PreparedStatement update = connection.prepareStatement(config.deleteSent() ? sql.deleteSent(rows.size())
+                : sql.markSent(rows.size()))) {
             update.setString(1, owner);
             for (int i = 0; i < rows.size(); i++) {
                 update.setString(i + 2, rows.get(i).id());

@@ -402,6 +402,41 @@ abstract class RelaySuite {
         }
     }
 
+    @Test
+    void aRelayThatDeletesSentRowsDeletesOnlyTheConfirmedOnesItStillHolds() throws Exception {
+        String sent = AbstractMessagingTest.uniqueId("deleted");
+        String nacked = AbstractMessagingTest.uniqueId("kept");
+        String lost = AbstractMessagingTest.uniqueId("lost");
+        for (String id : List.of(sent, nacked, lost)) {
+            t.recordCommitted(AbstractMessagingTest.message(id));
+        }
+        RecordingListener listener = new RecordingListener();
+        RecordingTransport transport = RecordingTransport.answering(message -> {
+            if (message.id().equals(nacked)) {
+                return CompletableFuture.failedFuture(new IllegalStateException("nack"));
+            }
+            if (message.id().equals(lost)) {
+                try {
+                    // another relay took this row meanwhile: the claim's fencing token no longer holds it
+                    t.database().update("UPDATE " + MessagingSchema.MESSAGE_LOG_TABLE
+                            + " SET sending_owner = 'another-relay-xxxxxxxxxxxxxxxx' WHERE id = ?", lost);
+                } catch (java.sql.SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+            return CompletableFuture.completedFuture(null);
+        });
+        OutboxRelay relay = new OutboxRelay(t.dataSource(), t.dialect(), transport, quick().deleteSent(true).build(), listener);
+
+        assertThat(relay.pollOnce()).isEqualTo(3);
+
+        assertThat(relay.find(sent)).isEmpty();
+        assertThat(t.row(nacked).status()).isEqualTo("PREPARED");
+        assertThat(t.row(lost).status()).as("not the claim's to delete").isEqualTo("SENDING");
+        assertThat(listener.sent).extracting(OutboxMessage::id).contains(sent).doesNotContain(nacked);
+        assertThat(relay.countByStatus()).containsEntry(MessageStatus.SUCCESS, 0L);
+    }
+
     /** How many of {@code ids} are in each status. */
     private Map<String, Long> statuses(List<String> ids) throws Exception {
         Map<String, Long> counts = new java.util.TreeMap<>();

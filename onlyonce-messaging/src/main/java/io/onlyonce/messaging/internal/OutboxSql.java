@@ -93,6 +93,16 @@ public final class OutboxSql {
                 + " WHERE sending_owner = ? AND status = 'SENDING' AND id IN (" + placeholders(count) + ")";
     }
 
+    /** Deletes the rows of {@code count} ids (after the owner token, parameter 1), if the owner still holds them. */
+    public String deleteSent(int count) {
+        return "DELETE FROM " + TABLE + " WHERE sending_owner = ? AND status = 'SENDING' AND id IN (" + placeholders(count) + ")";
+    }
+
+    /** PostgreSQL: {@link #deleteSent} with the ids as one array parameter (parameter 2, after the owner token). */
+    public String deleteSentAny() {
+        return "DELETE FROM " + TABLE + " WHERE sending_owner = ? AND status = 'SENDING' AND id = ANY(?)";
+    }
+
     /**
      * Whether the ids of a batch are bound as one array parameter ({@link #markSentAny}): PostgreSQL.
      * The other databases bind one parameter per id ({@link #markSent}).

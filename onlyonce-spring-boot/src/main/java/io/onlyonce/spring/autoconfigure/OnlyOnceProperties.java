@@ -288,6 +288,8 @@ public record OnlyOnceProperties(
      * @param maxBackoff The longest wait between two attempts.
      * @param pipelineDepth How many claimed batches the relay keeps in flight: it claims and publishes
      *     the next while the broker confirms one (1 to 16).
+     * @param deleteSent Whether a confirmed message's row is deleted instead of marked SUCCESS: the
+     *     cheapest write, and no purge; the outbox then keeps only unsent and FAILED messages.
      */
     public record Relay(
             @DefaultValue("100") int batchSize,
@@ -297,7 +299,8 @@ public record OnlyOnceProperties(
             @DefaultValue("10") int maxAttempts,
             @DefaultValue("1s") Duration initialBackoff,
             @DefaultValue("10m") Duration maxBackoff,
-            @DefaultValue("2") int pipelineDepth) {
+            @DefaultValue("2") int pipelineDepth,
+            @DefaultValue("false") boolean deleteSent) {
     }
 
     /**

@@ -125,6 +125,7 @@ public class OnlyOnceMessagingAutoConfiguration {
                 .initialBackoff(relay.initialBackoff())
                 .maxBackoff(relay.maxBackoff())
                 .pipelineDepth(relay.pipelineDepth())
+                .deleteSent(relay.deleteSent())
                 .build();
         return new OutboxRelay(dataSource, messagingDatabase.dialect(), transport, config,
                 MessageLayerCounting.relayListener(statistics));

@@ -13,16 +13,17 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The tables of the message layer, shipped as one SQL script per database:
- * {@code db/onlyonce-messaging/{postgresql,mysql,h2}/V1__onlyonce_messaging.sql}, holding
- * {@value #MESSAGE_LOG_TABLE} (the outbox) and {@value #INBOX_TABLE} (the consumers' inbox).
+ * The tables of the message layer, shipped as SQL scripts per database in
+ * {@code db/onlyonce-messaging/{postgresql,mysql,h2}/}: {@code V1__onlyonce_messaging.sql} creates
+ * {@value #MESSAGE_LOG_TABLE} (the outbox) and {@value #INBOX_TABLE} (the consumers' inbox);
+ * {@code V2__onlyonce_messaging_lease.sql} gives the relay's lease a column of its own
+ * ({@code lease_until_ms}), so that a claim changes no indexed column (on PostgreSQL a HOT update).
  *
  * <p>With Flyway, add {@code classpath:} + {@link #location(JdbcDialect)} to the locations of a
- * Flyway instance that keeps its own history table (the script is version 1, which would clash
- * with an application's own first migration and with the stores' script), or copy the script into
- * the application's migrations. Without Flyway, {@link #apply} runs it. Every statement is
- * {@code CREATE ... IF NOT EXISTS}, so applying it to a database that has the tables changes
- * nothing.
+ * Flyway instance that keeps its own history table (the scripts are versions 1 and 2, which would
+ * clash with an application's own migrations and with the stores' script), or copy the scripts into
+ * the application's migrations. Without Flyway, {@link #apply} runs them. Applying them to a
+ * database that has the tables and the column changes nothing.
  *
  * <p>MySQL needs 8.0.1 and MariaDB 10.6 or later: the relay claims rows with
  * {@code FOR UPDATE SKIP LOCKED}.
@@ -33,8 +34,14 @@ public final class MessagingSchema {
     public static final String MESSAGE_LOG_TABLE = "onlyonce_message_log";
     /** The inbox table. */
     public static final String INBOX_TABLE = "onlyonce_inbox";
-    /** File name of the script in each {@link #location(JdbcDialect)}. */
+    /** File name of the first script in each {@link #location(JdbcDialect)}. */
     public static final String SCRIPT_NAME = "V1__onlyonce_messaging.sql";
+    /** File names of the scripts in each {@link #location(JdbcDialect)}, in the order they run. */
+    public static final List<String> SCRIPT_NAMES = List.of(SCRIPT_NAME, "V2__onlyonce_messaging_lease.sql");
+    /** The outbox column that {@code V2} adds. */
+    public static final String LEASE_COLUMN = "lease_until_ms";
+    /** MySQL's and MariaDB's "Duplicate column name". */
+    private static final int MYSQL_DUPLICATE_COLUMN = 1060;
 
     private MessagingSchema() {
     }
@@ -51,18 +58,21 @@ public final class MessagingSchema {
         };
     }
 
-    /** The classpath resource of the script for {@code dialect}. */
+    /** The classpath resource of the first script for {@code dialect}. */
     public static String scriptLocation(JdbcDialect dialect) {
         return location(dialect) + "/" + SCRIPT_NAME;
     }
 
-    /** The statements of the script for {@code dialect}, comment lines removed, in order. */
+    /** The statements of the scripts for {@code dialect}, comment lines removed, in order. */
     public static List<String> statements(JdbcDialect dialect) {
         StringBuilder code = new StringBuilder();
-        for (String line : read(scriptLocation(dialect)).split("\n")) {
-            if (!line.strip().startsWith("--")) {
-                code.append(line).append('\n');
+        for (String script : SCRIPT_NAMES) {
+            for (String line : read(location(dialect) + "/" + script).split("\n")) {
+                if (!line.strip().startsWith("--")) {
+                    code.append(line).append('\n');
+                }
             }
+            code.append(";\n");
         }
         List<String> statements = new ArrayList<>();
         for (String statement : code.toString().split(";")) {
@@ -74,8 +84,8 @@ public final class MessagingSchema {
     }
 
     /**
-     * Creates the tables where they do not exist, on one connection from {@code dataSource},
-     * committing at the end when that connection is not in autocommit mode.
+     * Creates the tables and columns where they do not exist, on one connection from
+     * {@code dataSource}, committing at the end when that connection is not in autocommit mode.
      *
      * @throws io.onlyonce.StoreUnavailableException when a statement fails
      */
@@ -84,7 +94,14 @@ public final class MessagingSchema {
         Jdbc.<@Nullable Void>run(dataSource, "messaging schema creation", connection -> {
             try (Statement statement = connection.createStatement()) {
                 for (String sql : statements) {
-                    statement.execute(sql);
+                    try {
+                        statement.execute(sql);
+                    } catch (java.sql.SQLException e) {
+                        // MySQL adds a column unconditionally: one that exists was added before
+                        if (dialect != JdbcDialect.MYSQL || e.getErrorCode() != MYSQL_DUPLICATE_COLUMN) {
+                            throw e;
+                        }
+                    }
                 }
             }
             if (!connection.getAutoCommit()) {

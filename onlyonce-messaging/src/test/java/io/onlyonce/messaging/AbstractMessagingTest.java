@@ -133,14 +133,16 @@ abstract class AbstractMessagingTest {
     /** One outbox row as a user reads it. */
     record Row(String status, int attempts, @Nullable Long nextAttemptAtMs, @Nullable Long sendingSinceMs,
             @Nullable String sendingOwner, @Nullable String lastError, long createdAtMs, @Nullable Long sentAtMs,
-            String payload, String headers) {
+            String payload, String headers, @Nullable Long leaseUntilMs) {
     }
 
     Row row(String id) throws SQLException {
         return database().query("SELECT status, attempts, next_attempt_at_ms, sending_since_ms, sending_owner, last_error,"
-                + " created_at_ms, sent_at_ms, payload, headers FROM " + MessagingSchema.MESSAGE_LOG_TABLE + " WHERE id = ?",
+                + " created_at_ms, sent_at_ms, payload, headers, lease_until_ms FROM " + MessagingSchema.MESSAGE_LOG_TABLE
+                + " WHERE id = ?",
                 rs -> new Row(rs.getString(1), rs.getInt(2), nullableLong(rs, 3), nullableLong(rs, 4), rs.getString(5),
-                        rs.getString(6), rs.getLong(7), nullableLong(rs, 8), rs.getString(9), rs.getString(10)), id)
+                        rs.getString(6), rs.getLong(7), nullableLong(rs, 8), rs.getString(9), rs.getString(10),
+                        nullableLong(rs, 11)), id)
                 .stream().findFirst().orElseThrow(() -> new AssertionError("no outbox row " + id));
     }
 

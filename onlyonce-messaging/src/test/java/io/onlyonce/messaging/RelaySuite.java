@@ -59,7 +59,9 @@ abstract class RelaySuite {
             assertThat(sending.attempts()).isEqualTo(1);
             assertThat(sending.sendingOwner()).hasSize(22);
             assertThat(sending.sendingSinceMs()).isBetween(before, after);
-            assertThat(sending.nextAttemptAtMs()).as("the end of the lease").isEqualTo(sending.sendingSinceMs() + 20_000);
+            assertThat(sending.leaseUntilMs()).as("the end of the lease").isEqualTo(sending.sendingSinceMs() + 20_000);
+            assertThat(sending.nextAttemptAtMs()).as("the claim leaves the indexed due time alone")
+                    .isLessThanOrEqualTo(sending.sendingSinceMs());
             assertThat(sending.sentAtMs()).isNull();
             assertThat(listener.sent).isEmpty();
 
@@ -305,7 +307,7 @@ abstract class RelaySuite {
             String ownerA = t.row(id).sendingOwner();
             // A's lease passes (the server's time moves past it) while its confirm is still out
             t.database().update("UPDATE " + MessagingSchema.MESSAGE_LOG_TABLE
-                    + " SET next_attempt_at_ms = next_attempt_at_ms - 3600000 WHERE id = ?", id);
+                    + " SET lease_until_ms = lease_until_ms - 3600000 WHERE id = ?", id);
             Future<Integer> pollB = pollers.submit(relayB::pollOnce);
             RecordingTransport.Held heldB = transportOfB.takeHeld();
             String ownerB = t.row(id).sendingOwner();
@@ -333,7 +335,7 @@ abstract class RelaySuite {
         String id = AbstractMessagingTest.uniqueId("exhausted");
         t.recordCommitted(AbstractMessagingTest.message(id));
         t.database().update("UPDATE " + MessagingSchema.MESSAGE_LOG_TABLE + " SET status = 'SENDING', attempts = 3,"
-                + " sending_owner = 'a-relay-that-died-xxxxx', next_attempt_at_ms = next_attempt_at_ms - 1000 WHERE id = ?", id);
+                + " sending_owner = 'a-relay-that-died-xxxxx', lease_until_ms = next_attempt_at_ms - 1000 WHERE id = ?", id);
         RecordingTransport transport = RecordingTransport.confirming();
         RecordingListener listener = new RecordingListener();
         OutboxRelay relay = new OutboxRelay(t.dataSource(), t.dialect(), transport, quick().maxAttempts(3).build(), listener);
@@ -435,6 +437,30 @@ abstract class RelaySuite {
         assertThat(t.row(lost).status()).as("not the claim's to delete").isEqualTo("SENDING");
         assertThat(listener.sent).extracting(OutboxMessage::id).contains(sent).doesNotContain(nacked);
         assertThat(relay.countByStatus()).containsEntry(MessageStatus.SUCCESS, 0L);
+    }
+
+    @Test
+    void aRowClaimedBeforeTheLeaseColumnExistedIsSweptOnceTheLeaseInItsDueTimePassed() throws Exception {
+        String passed = AbstractMessagingTest.uniqueId("v1-passed");
+        String running = AbstractMessagingTest.uniqueId("v1-running");
+        t.recordCommitted(AbstractMessagingTest.message(passed));
+        t.recordCommitted(AbstractMessagingTest.message(running));
+        // what a relay of schema version 1 left: SENDING, its lease end in next_attempt_at_ms, no lease_until_ms
+        t.database().update("UPDATE " + MessagingSchema.MESSAGE_LOG_TABLE + " SET status = 'SENDING', attempts = 1,"
+                + " sending_owner = 'a-version-1-relay-xxxxxxxx', lease_until_ms = NULL,"
+                + " next_attempt_at_ms = next_attempt_at_ms - 1000 WHERE id = ?", passed);
+        t.database().update("UPDATE " + MessagingSchema.MESSAGE_LOG_TABLE + " SET status = 'SENDING', attempts = 1,"
+                + " sending_owner = 'a-version-1-relay-xxxxxxxx', lease_until_ms = NULL,"
+                + " next_attempt_at_ms = next_attempt_at_ms + 3600000 WHERE id = ?", running);
+        RecordingTransport transport = RecordingTransport.confirming();
+        OutboxRelay relay = new OutboxRelay(t.dataSource(), t.dialect(), transport, quick().build());
+
+        assertThat(relay.pollOnce()).isEqualTo(1);
+
+        assertThat(t.row(passed).status()).isEqualTo("SUCCESS");
+        assertThat(t.row(passed).attempts()).isEqualTo(2);
+        assertThat(t.row(running).status()).as("its lease still runs").isEqualTo("SENDING");
+        assertThat(transport.publishes(running)).isZero();
     }
 
     /** How many of {@code ids} are in each status. */

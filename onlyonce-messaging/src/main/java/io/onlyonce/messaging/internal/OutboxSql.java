@@ -15,14 +15,27 @@ public final class OutboxSql {
     public static final String TABLE = "onlyonce_message_log";
     /** The claimable states. */
     private static final String LIVE = "status IN ('PREPARED', 'SENDING')";
+    /**
+     * The claim's own columns: none of them indexed, so that on PostgreSQL a claim is a HOT update.
+     * {@code next_attempt_at_ms} keeps the time the row became due, which orders the sweep first.
+     */
+    private static final String CLAIM_SET = "status = 'SENDING', sending_owner = ?, sending_since_ms = %1$s,"
+            + " lease_until_ms = %1$s + ?, attempts = attempts + 1";
 
     private final JdbcDialect dialect;
     private final String now;
     private final InsertIfAbsent record;
+    /**
+     * The due rows: PREPARED whose time has come, and SENDING whose lease passed (a row claimed
+     * before {@code lease_until_ms} existed has its lease end in {@code next_attempt_at_ms}).
+     */
+    private final String due;
 
     public OutboxSql(JdbcDialect dialect) {
         this.dialect = dialect;
         this.now = ServerClock.nowMillis(dialect);
+        this.due = LIVE + " AND next_attempt_at_ms <= " + now + " AND (status = 'PREPARED' OR COALESCE(lease_until_ms,"
+                + " next_attempt_at_ms) <= " + now + ")";
         this.record = new InsertIfAbsent(dialect, TABLE,
                 "id, exchange, routing_key, payload, headers, status, attempts, next_attempt_at_ms, created_at_ms",
                 "?, ?, ?, ?, ?, 'PREPARED', 0, " + now + ", " + now);
@@ -38,22 +51,21 @@ public final class OutboxSql {
      * locked: PREPARED rows whose time has come, and SENDING rows whose lease has passed.
      */
     public String selectDue() {
-        String due = "SELECT id FROM " + TABLE + " WHERE " + LIVE + " AND next_attempt_at_ms <= " + now
-                + " ORDER BY next_attempt_at_ms";
+        String select = "SELECT id FROM " + TABLE + " WHERE " + due + " ORDER BY next_attempt_at_ms";
         return switch (dialect) {
-            case POSTGRESQL, MYSQL -> due + " LIMIT ? FOR UPDATE SKIP LOCKED";
-            case H2 -> due + " FETCH FIRST ? ROWS ONLY FOR UPDATE SKIP LOCKED";
+            case POSTGRESQL, MYSQL -> select + " LIMIT ? FOR UPDATE SKIP LOCKED";
+            case H2 -> select + " FETCH FIRST ? ROWS ONLY FOR UPDATE SKIP LOCKED";
         };
     }
 
     /**
      * Claims the rows of {@code count} ids that are still due: SENDING under the owner token
-     * (parameter 1) until now plus the lease (parameter 2, ms), one more attempt. The ids follow.
+     * (parameter 1) with {@code lease_until_ms} now plus the lease (parameter 2, ms), one more
+     * attempt. The ids follow.
      */
     public String claim(int count) {
-        return "UPDATE " + TABLE + " SET status = 'SENDING', sending_owner = ?, sending_since_ms = " + now
-                + ", next_attempt_at_ms = " + now + " + ?, attempts = attempts + 1 WHERE id IN (" + placeholders(count)
-                + ") AND " + LIVE + " AND next_attempt_at_ms <= " + now;
+        return "UPDATE " + TABLE + " SET " + String.format(CLAIM_SET, now) + " WHERE id IN (" + placeholders(count)
+                + ") AND " + due;
     }
 
     /**
@@ -73,10 +85,8 @@ public final class OutboxSql {
      * (an init plan), before any row is updated.
      */
     public String claimReturning() {
-        return "UPDATE " + TABLE + " SET status = 'SENDING', sending_owner = ?, sending_since_ms = " + now
-                + ", next_attempt_at_ms = " + now + " + ?, attempts = attempts + 1 WHERE id = ANY(ARRAY(SELECT id FROM "
-                + TABLE + " WHERE " + LIVE + " AND next_attempt_at_ms <= " + now
-                + " ORDER BY next_attempt_at_ms LIMIT ? FOR UPDATE SKIP LOCKED))"
+        return "UPDATE " + TABLE + " SET " + String.format(CLAIM_SET, now) + " WHERE id = ANY(ARRAY(SELECT id FROM "
+                + TABLE + " WHERE " + due + " ORDER BY next_attempt_at_ms LIMIT ? FOR UPDATE SKIP LOCKED))"
                 + " RETURNING id, exchange, routing_key, payload, headers, attempts, created_at_ms";
     }
 

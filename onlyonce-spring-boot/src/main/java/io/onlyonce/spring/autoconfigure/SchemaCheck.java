@@ -33,6 +33,8 @@ public record SchemaCheck(String component, List<String> tables, String flywayLo
      * on an empty database, and H2's error codes given as states by older drivers.
      */
     private static final Set<String> UNDEFINED_TABLE = Set.of("42P01", "42S02", "42S04", "42102", "42104");
+    /** SQLStates of "no such column": PostgreSQL's 42703, MySQL's, MariaDB's and H2's 42S22, H2's 42122. */
+    private static final Set<String> UNDEFINED_COLUMN = Set.of("42703", "42S22", "42122");
 
     /**
      * Reads no row of each table ({@code SELECT 1 FROM t WHERE 1=0}).
@@ -73,6 +75,48 @@ public record SchemaCheck(String component, List<String> tables, String flywayLo
                     + " into your migrations), or let OnlyOnce create " + (missing.size() == 1 ? "it" : "them")
                     + " at start-up: " + property + "=always.");
         }
+    }
+
+    /**
+     * Reads no row of {@code column} of one of the tables, which exist: a database migrated with an
+     * earlier version of the scripts lacks it, and the application fails to start naming the script
+     * that adds it. A database that cannot be reached is only logged.
+     *
+     * @param script the file name of the script that adds the column, in the same folder
+     * @throws OnlyOnceConfigurationException when the column does not exist
+     */
+    public void verifyColumn(DataSource dataSource, JdbcDialect dialect, String table, String column, String script) {
+        try (Connection connection = dataSource.getConnection()) {
+            boolean autoCommit = connection.getAutoCommit();
+            try (Statement statement = connection.createStatement()) {
+                statement.executeQuery("SELECT " + column + " FROM " + table + " WHERE 1=0").close();
+            } catch (SQLException e) {
+                if (!hasState(e, UNDEFINED_COLUMN)) {
+                    throw e;
+                }
+                throw new OnlyOnceConfigurationException("The column " + table + "." + column + " of " + component
+                        + " does not exist in the application's " + database(dialect) + " database: its tables were"
+                        + " created by an earlier version.", "Run " + flywayLocation + "/" + script + " (Flyway runs it"
+                        + " with the location classpath:" + flywayLocation + "; copy it into your migrations if you"
+                        + " copied the first script), or let OnlyOnce add it at start-up: " + property + "=always.");
+            } finally {
+                if (!autoCommit) {
+                    connection.rollback();
+                }
+            }
+        } catch (SQLException e) {
+            log.warn("{} could not check that the column {}.{} exists: the database did not answer at start-up ({})",
+                    component, table, column, e.toString());
+        }
+    }
+
+    private static boolean hasState(SQLException failure, Set<String> states) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof SQLException sql && states.contains(sql.getSQLState())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     public static boolean isUndefinedTable(SQLException failure) {

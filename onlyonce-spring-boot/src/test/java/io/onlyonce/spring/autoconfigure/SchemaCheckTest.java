@@ -48,6 +48,29 @@ class SchemaCheckTest {
     }
 
     @Test
+    void aColumnAddedByALaterScriptIsNamedWithTheScriptOnH2AndPostgres() {
+        DriverManagerDataSource h2 = new DriverManagerDataSource("jdbc:h2:mem:oo-schema-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+        DriverManagerDataSource postgres = new DriverManagerDataSource("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
+        String table = "oo_schema_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        for (var database : List.of(java.util.Map.entry(h2, JdbcDialect.H2), java.util.Map.entry(postgres, JdbcDialect.POSTGRESQL))) {
+            JdbcTemplate jdbc = new JdbcTemplate(database.getKey());
+            jdbc.execute("CREATE TABLE " + table + " (id INT)");
+            try {
+                assertThatThrownBy(() -> check.verifyColumn(database.getKey(), database.getValue(), table, "lease_until_ms",
+                        "V2__test.sql"))
+                        .isInstanceOf(OnlyOnceConfigurationException.class)
+                        .hasMessageStartingWith("The column " + table + ".lease_until_ms of the test component does not exist")
+                        .hasMessageContaining("db/test/h2/V2__test.sql")
+                        .hasMessageContaining("test.initialize-schema=always");
+                jdbc.execute("ALTER TABLE " + table + " ADD COLUMN lease_until_ms BIGINT");
+                check.verifyColumn(database.getKey(), database.getValue(), table, "lease_until_ms", "V2__test.sql");
+            } finally {
+                jdbc.execute("DROP TABLE " + table);
+            }
+        }
+    }
+
+    @Test
     void aDatabaseThatDoesNotAnswerIsOnlyLogged(CapturedOutput output) {
         DriverManagerDataSource down = new DriverManagerDataSource("jdbc:postgresql://127.0.0.1:1/none?connectTimeout=2");
         check.verify(down, JdbcDialect.POSTGRESQL);

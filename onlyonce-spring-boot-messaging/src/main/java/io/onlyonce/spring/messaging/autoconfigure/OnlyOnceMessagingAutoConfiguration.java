@@ -95,9 +95,12 @@ public class OnlyOnceMessagingAutoConfiguration {
                 || (mode == OnlyOnceProperties.SchemaInitialization.EMBEDDED && dialect == JdbcDialect.H2)) {
             MessagingSchema.apply(dataSource, dialect);
         }
-        new SchemaCheck("OnlyOnce's message layer (outbox and inbox)",
+        SchemaCheck check = new SchemaCheck("OnlyOnce's message layer (outbox and inbox)",
                 List.of(MessagingSchema.MESSAGE_LOG_TABLE, MessagingSchema.INBOX_TABLE), MessagingSchema.location(dialect),
-                MessagingSchema.SCRIPT_NAME, "onlyonce.messaging.initialize-schema").verify(dataSource, dialect);
+                MessagingSchema.SCRIPT_NAME, "onlyonce.messaging.initialize-schema");
+        check.verify(dataSource, dialect);
+        check.verifyColumn(dataSource, dialect, MessagingSchema.MESSAGE_LOG_TABLE, MessagingSchema.LEASE_COLUMN,
+                MessagingSchema.SCRIPT_NAMES.get(1));
         return new MessagingDatabase(dialect);
     }
 

@@ -66,7 +66,8 @@ import java.util.concurrent.atomic.LongAdder;
  * table at once), producer {@code clients} (4), {@code consumers} (4),
  * {@code prefetch} (50), {@code duplicates} (0.1), {@code sides} ({@code relay,consumer}), {@code depth}
  * (the relay's pipeline depth, {@value RelayConfig#DEFAULT_PIPELINE_DEPTH}), {@code deleteSent} (false: the
- * relay marks sent rows SUCCESS; true: it deletes them),
+ * relay marks sent rows SUCCESS; true: it deletes them), {@code fillfactor} (the schema's: the outbox
+ * table's, to compare layouts),
  * {@code pgWaits} (false: sample {@code pg_stat_activity} every 10 ms and read {@code pg_stat_wal}
  * around each phase, and print where the backends waited).
  *
@@ -179,6 +180,13 @@ public final class MessagingBench {
         try {
             dataSource = pool(pgServer + DATABASE, clients + consumers + 2);
             prepareSchema(dataSource);
+            String fillfactor = option(options, "fillfactor", "");
+            if (!fillfactor.isEmpty()) {
+                try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+                    s.execute("ALTER TABLE onlyonce_message_log SET (fillfactor = " + Integer.parseInt(fillfactor) + ")");
+                }
+                System.out.println("outbox table fillfactor " + fillfactor);
+            }
             for (String name : brokers) {
                 started.add(start(name));
             }
@@ -436,9 +444,11 @@ public final class MessagingBench {
         LongAdder marked = new LongAdder();
         long start = System.nanoTime();
         List<Future<?>> running = new ArrayList<>();
+        // a pool of its own, closed at the end: its backends report their table statistics before the next phase
+        HikariDataSource floorPool = pool(dataSource.getJdbcUrl(), relays);
         for (int r = 0; r < relays; r++) {
             running.add(producers.submit(() -> {
-                try (Connection c = dataSource.getConnection(); PreparedStatement update = c.prepareStatement(markBatch)) {
+                try (Connection c = floorPool.getConnection(); PreparedStatement update = c.prepareStatement(markBatch)) {
                     while (true) {
                         update.setInt(1, batch);
                         int rows = 0;
@@ -455,10 +465,15 @@ public final class MessagingBench {
                 }
             }));
         }
-        for (Future<?> future : running) {
-            future.get(PHASE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        double seconds;
+        try {
+            for (Future<?> future : running) {
+                future.get(PHASE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            }
+            seconds = (System.nanoTime() - start) / 1e9;
+        } finally {
+            floorPool.close();
         }
-        double seconds = (System.nanoTime() - start) / 1e9;
         phaseEnd(phase, n);
         if (marked.sum() != n) {
             throw new IllegalStateException("floor: " + marked.sum() + " rows marked for " + n);
@@ -495,10 +510,10 @@ public final class MessagingBench {
 
     /**
      * The server's WAL position, and the outbox table's updates and HOT updates so far; waits until
-     * the backends have reported their table statistics (they do at most once a second).
+     * the backends of the relays' closed pool have reported their table statistics.
      */
     private long[] tableCounters() throws SQLException, InterruptedException {
-        Thread.sleep(1_200);
+        Thread.sleep(300);
         long wal = walLsn();
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
                 ResultSet r = s.executeQuery("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables"
@@ -537,8 +552,11 @@ public final class MessagingBench {
             }
         };
         List<OutboxRelay> running = new ArrayList<>();
+        // a pool of the relays' own, closed at the end of the phase: its backends then report their
+        // table statistics at once (the HOT share), instead of up to 10 s later
+        HikariDataSource relayPool = pool(dataSource.getJdbcUrl(), relays + 1);
         for (int i = 0; i < relays; i++) {
-            running.add(new OutboxRelay(dataSource, JdbcDialect.POSTGRESQL, broker.transport(),
+            running.add(new OutboxRelay(relayPool, JdbcDialect.POSTGRESQL, broker.transport(),
                     RelayConfig.custom().batchSize(batch).pipelineDepth(depth).deleteSent(deleteSent).build(), listener));
         }
         String phase = broker.name() + " relay";
@@ -559,6 +577,7 @@ public final class MessagingBench {
             phaseEnd(phase, n);
         } finally {
             running.forEach(OutboxRelay::stop);
+            relayPool.close();
         }
         long success = deleteSent ? n - count("SELECT COUNT(*) FROM onlyonce_message_log")
                 : count("SELECT COUNT(*) FROM onlyonce_message_log WHERE status = 'SUCCESS'");

@@ -40,8 +40,6 @@ public final class MessagingSchema {
     public static final List<String> SCRIPT_NAMES = List.of(SCRIPT_NAME, "V2__onlyonce_messaging_lease.sql");
     /** The outbox column that {@code V2} adds. */
     public static final String LEASE_COLUMN = "lease_until_ms";
-    /** MySQL's and MariaDB's "Duplicate column name". */
-    private static final int MYSQL_DUPLICATE_COLUMN = 1060;
 
     private MessagingSchema() {
     }
@@ -65,14 +63,19 @@ public final class MessagingSchema {
 
     /** The statements of the scripts for {@code dialect}, comment lines removed, in order. */
     public static List<String> statements(JdbcDialect dialect) {
-        StringBuilder code = new StringBuilder();
+        List<String> statements = new ArrayList<>();
         for (String script : SCRIPT_NAMES) {
-            for (String line : read(location(dialect) + "/" + script).split("\n")) {
-                if (!line.strip().startsWith("--")) {
-                    code.append(line).append('\n');
-                }
+            statements.addAll(statements(dialect, script));
+        }
+        return statements;
+    }
+
+    private static List<String> statements(JdbcDialect dialect, String script) {
+        StringBuilder code = new StringBuilder();
+        for (String line : read(location(dialect) + "/" + script).split("\n")) {
+            if (!line.strip().startsWith("--")) {
+                code.append(line).append('\n');
             }
-            code.append(";\n");
         }
         List<String> statements = new ArrayList<>();
         for (String statement : code.toString().split(";")) {
@@ -86,21 +89,24 @@ public final class MessagingSchema {
     /**
      * Creates the tables and columns where they do not exist, on one connection from
      * {@code dataSource}, committing at the end when that connection is not in autocommit mode.
+     * The version 2 script runs only when the outbox lacks its column: an {@code ALTER TABLE} takes
+     * the table's strongest lock even when it changes nothing, and would queue every insert behind
+     * it at each start-up.
      *
      * @throws io.onlyonce.StoreUnavailableException when a statement fails
      */
     public static void apply(DataSource dataSource, JdbcDialect dialect) {
-        List<String> statements = statements(dialect);
         Jdbc.<@Nullable Void>run(dataSource, "messaging schema creation", connection -> {
             try (Statement statement = connection.createStatement()) {
-                for (String sql : statements) {
-                    try {
+                for (String sql : statements(dialect, SCRIPT_NAME)) {
+                    statement.execute(sql);
+                }
+                if (!connection.getAutoCommit()) {
+                    connection.commit();
+                }
+                if (!hasLeaseColumn(connection, dialect)) {
+                    for (String sql : statements(dialect, SCRIPT_NAMES.get(1))) {
                         statement.execute(sql);
-                    } catch (java.sql.SQLException e) {
-                        // MySQL adds a column unconditionally: one that exists was added before
-                        if (dialect != JdbcDialect.MYSQL || e.getErrorCode() != MYSQL_DUPLICATE_COLUMN) {
-                            throw e;
-                        }
                     }
                 }
             }
@@ -109,6 +115,15 @@ public final class MessagingSchema {
             }
             return null;
         });
+    }
+
+    private static boolean hasLeaseColumn(java.sql.Connection connection, JdbcDialect dialect) throws java.sql.SQLException {
+        String table = dialect == JdbcDialect.H2 ? MESSAGE_LOG_TABLE.toUpperCase(java.util.Locale.ROOT) : MESSAGE_LOG_TABLE;
+        String column = dialect == JdbcDialect.H2 ? LEASE_COLUMN.toUpperCase(java.util.Locale.ROOT) : LEASE_COLUMN;
+        try (java.sql.ResultSet columns = connection.getMetaData().getColumns(connection.getCatalog(),
+                dialect == JdbcDialect.MYSQL ? null : connection.getSchema(), table, column)) {
+            return columns.next();
+        }
     }
 
     private static String read(String resource) {

@@ -28,7 +28,8 @@ import java.time.Duration;
  *     false): the cheapest mark, about a tenth of the write-ahead log of an update on PostgreSQL,
  *     and no purge needed; the outbox then holds only the messages still to send and the FAILED
  *     ones ({@link OutboxRelay#find} finds a sent message no more, {@link OutboxListener#onSent}
- *     is still told)
+ *     is still told). Recording a message id again once its row is deleted records and publishes it
+ *     again: the consumers' inbox drops the duplicate, the outbox no longer does
  */
 public record RelayConfig(int batchSize, Duration pollInterval, Duration lease, Duration publishTimeout, int maxAttempts,
         Duration initialBackoff, double backoffMultiplier, double backoffJitter, Duration maxBackoff, int pipelineDepth,

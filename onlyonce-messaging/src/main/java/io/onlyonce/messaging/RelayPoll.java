@@ -153,6 +153,11 @@ final class RelayPoll {
             CompletableFuture<Void> future = entry.getValue();
             try {
                 if (interrupted) {
+                    if (!future.isDone()) {
+                        // no confirm yet, and the relay no longer waits: a failed attempt, never a success
+                        failures.add(new Failure(entry.getKey(), new TimeoutException("the relay stopped waiting for the confirm")));
+                        continue;
+                    }
                     future.getNow(null);
                 } else {
                     future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);

@@ -463,6 +463,29 @@ abstract class RelaySuite {
         assertThat(transport.publishes(running)).isZero();
     }
 
+    @Test
+    void aPollInterruptedWhileItsConfirmsAreOutMarksNoneOfThemSent() throws Exception {
+        String a = AbstractMessagingTest.uniqueId("interrupted");
+        String b = AbstractMessagingTest.uniqueId("interrupted");
+        t.recordCommitted(AbstractMessagingTest.message(a));
+        t.recordCommitted(AbstractMessagingTest.message(b));
+        RecordingTransport transport = RecordingTransport.holding();
+        OutboxRelay relay = new OutboxRelay(t.dataSource(), t.dialect(), transport, quick().build());
+        ExecutorService poller = Executors.newSingleThreadExecutor();
+        try {
+            Future<Integer> poll = poller.submit(relay::pollOnce);
+            transport.takeHeld();
+            transport.takeHeld();
+            poller.shutdownNow(); // interrupts the poll while both confirms are out
+            assertThat(poll.get(10, TimeUnit.SECONDS)).isEqualTo(2);
+            assertThat(statuses(List.of(a, b))).isEqualTo(Map.of("PREPARED", 2L));
+            assertThat(t.row(a).lastError()).contains("stopped waiting for the confirm");
+            assertThat(t.row(b).lastError()).contains("stopped waiting for the confirm");
+        } finally {
+            poller.shutdownNow();
+        }
+    }
+
     /** How many of {@code ids} are in each status. */
     private Map<String, Long> statuses(List<String> ids) throws Exception {
         Map<String, Long> counts = new java.util.TreeMap<>();

@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * stores one {@code DataSource}): when one opens, the others still closed are opened too, so that
  * a request whose first call would go to another of them (the token endpoint, after orders opened
  * the idempotency breaker) is refused at once too, instead of waiting for a server already known
- * to be down; the probe closes them when the store answers.
+ * to be down; the probe closes them when the store answers (or, like any open breaker, a request's
+ * trial call after the open-state wait).
  */
 public final class StoreProbes implements AutoCloseable {
 

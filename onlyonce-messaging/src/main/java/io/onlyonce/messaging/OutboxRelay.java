@@ -14,6 +14,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -29,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  *       has passed: the <em>sweep</em> of a relay that died mid-send) oldest due first,
  *       {@code FOR UPDATE SKIP LOCKED}, so that concurrent relays take different rows; set them
  *       SENDING with a fresh fencing token as {@code sending_owner}, {@code sending_since_ms} now and
- *       {@code next_attempt_at_ms} now + {@link RelayConfig#lease()}, one more attempt; commit. On
+ *       {@code lease_until_ms} now + {@link RelayConfig#lease()}, one more attempt; commit. On
  *       PostgreSQL this is one {@code UPDATE ... RETURNING} statement.
  *   <li><b>Publish</b> the claimed messages together ({@link MessageTransport#publishAll}) outside any
  *       transaction or row lock, and wait for the confirms, at most {@link RelayConfig#publishTimeout()}
@@ -55,9 +56,11 @@ import org.jspecify.annotations.Nullable;
  * {@link #start()} runs the polls on a thread of the relay's own: a poll right away, again at once
  * while polls find full batches, otherwise after {@link RelayConfig#pollInterval()} or as soon as
  * {@link #wakeUp()} is called (after each business commit that recorded a message). The polls are
- * pipelined: while the broker confirms a full batch, the thread claims and publishes the next one,
- * up to {@link RelayConfig#pipelineDepth()} batches in flight, and marks each batch once its
- * confirms are in; the database's round trips and the broker's overlap instead of adding up.
+ * pipelined: while the broker confirms a batch, the thread claims and publishes the next one (at
+ * once after a full batch, or when {@link #wakeUp()} says a commit recorded more), up to
+ * {@link RelayConfig#pipelineDepth()} batches in flight, and marks each batch once its confirms are
+ * in; the database's round trips and the broker's overlap instead of adding up, and a message
+ * committed while a batch waits for its confirms does not wait for that batch's mark.
  * {@link #stop()} lets the current poll finish. {@link #pollOnce()} may also be called directly (by
  * tests, or a scheduler of your own), from any thread.
  *
@@ -73,7 +76,10 @@ public final class OutboxRelay implements AutoCloseable {
     private final RelayCounters counters = new RelayCounters();
     private final RelayPoll poll;
     private final OutboxQueries queries;
-    private final Semaphore wake = new Semaphore(0);
+    /** Released by {@link #wakeUp()}, by each batch whose publishes were all answered, and by {@link #stop()}. */
+    private final Semaphore signal = new Semaphore(0);
+    /** Set by {@link #wakeUp()}: a commit recorded messages since the last claim began. */
+    private final AtomicBoolean woken = new AtomicBoolean();
     private @Nullable ExecutorService worker;
     private volatile boolean running;
 
@@ -129,7 +135,7 @@ public final class OutboxRelay implements AutoCloseable {
             return;
         }
         running = false;
-        wake.release();
+        signal.release();
         executor.shutdown();
         try {
             if (!executor.awaitTermination(config.publishTimeout().toMillis() + 10_000, TimeUnit.MILLISECONDS)) {
@@ -159,15 +165,16 @@ public final class OutboxRelay implements AutoCloseable {
      * transaction that recorded messages committed. Cheap, never blocks, safe from any thread.
      */
     public void wakeUp() {
-        if (wake.availablePermits() == 0) {
-            wake.release();
+        if (!woken.getAndSet(true)) {
+            signal.release();
         }
     }
 
     /**
      * Polls while running, keeping up to {@link RelayConfig#pipelineDepth()} batches in flight: it
-     * claims and publishes the next batch while the broker confirms the earlier ones, then marks the
-     * oldest once its confirms are in (or its publish timeout passed). Sleeps only when nothing is in
+     * claims and publishes the next batch while the broker confirms the earlier ones (at once after a
+     * full batch, or as soon as {@link #wakeUp()} says a commit recorded more), and marks the oldest
+     * once its confirms are in (or its publish timeout passed). Sleeps only when nothing is in
      * flight and the last claim found less than a full batch.
      */
     private void loop() {
@@ -175,7 +182,12 @@ public final class OutboxRelay implements AutoCloseable {
         boolean claim = true;
         try {
             while (running) {
-                if (claim && inFlight.size() < config.pipelineDepth()) {
+                RelayPoll.Batch oldest = inFlight.peek();
+                if (oldest != null && oldest.answered().isDone()) {
+                    finish(inFlight.remove());
+                    continue;
+                }
+                if (inFlight.size() < config.pipelineDepth() && (woken.getAndSet(false) | claim)) {
                     RelayPoll.Batch batch = null;
                     try {
                         batch = poll.start();
@@ -189,23 +201,31 @@ public final class OutboxRelay implements AutoCloseable {
                     }
                     if (batch != null) {
                         inFlight.add(batch);
+                        batch.answered().whenComplete((ignored, error) -> signal.release());
                     }
                     claim = batch != null && batch.size() >= config.batchSize();
                     continue;
                 }
-                if (!inFlight.isEmpty()) {
-                    finish(inFlight.remove());
-                    claim = claim || wake.tryAcquire();
+                if (oldest != null) {
+                    long left = oldest.deadline() - System.nanoTime();
+                    if (left <= 0 || inFlight.size() >= config.pipelineDepth()) {
+                        finish(inFlight.remove());
+                    } else {
+                        // its confirms, a commit that recorded more, or its publish timeout: whichever comes first
+                        signal.tryAcquire(left, TimeUnit.NANOSECONDS);
+                    }
                     continue;
                 }
-                try {
-                    wake.tryAcquire(config.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
-                    wake.drainPermits();
-                } catch (InterruptedException e) {
-                    return;
+                long idleUntil = System.nanoTime() + config.pollInterval().toNanos();
+                long idle;
+                while (running && !woken.get() && (idle = idleUntil - System.nanoTime()) > 0) {
+                    signal.tryAcquire(idle, TimeUnit.NANOSECONDS);
                 }
+                signal.drainPermits();
                 claim = true;
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } catch (Error e) {
             running = false;
             LOG.log(System.Logger.Level.ERROR, "the outbox relay stops on an error", e);

@@ -93,7 +93,9 @@ final class RelayPoll {
             }
         }
         long deadline = System.nanoTime() + config.publishTimeout().toNanos();
-        return new Batch(owner, rows.size(), exhausted, publish(publishable), deadline);
+        Map<ClaimedRow, CompletableFuture<Void>> publishing = publish(publishable);
+        CompletableFuture<Void> answered = CompletableFuture.allOf(publishing.values().toArray(CompletableFuture[]::new));
+        return new Batch(owner, rows.size(), exhausted, publishing, deadline, answered);
     }
 
     /** The second half of a poll: waits for the batch's confirms until its publish timeout, and marks its rows. */
@@ -404,10 +406,11 @@ final class RelayPoll {
 
     /**
      * A claimed batch handed to the transport: its fencing token, how many rows were claimed, the
-     * rows failed before publishing, the futures of the others, and the {@code System.nanoTime()}
-     * after which a missing confirm counts as a failed attempt.
+     * rows failed before publishing, the futures of the others, the {@code System.nanoTime()}
+     * after which a missing confirm counts as a failed attempt, and a future done once every
+     * publish was answered (confirmed or failed).
      */
     record Batch(String owner, int size, List<Failure> exhausted, Map<ClaimedRow, CompletableFuture<Void>> publishing,
-            long deadline) {
+            long deadline, CompletableFuture<Void> answered) {
     }
 }

@@ -9,6 +9,7 @@ import io.onlyonce.messaging.MessagingSchema;
 import io.onlyonce.messaging.OutboxListener;
 import io.onlyonce.messaging.OutboxMessage;
 import io.onlyonce.messaging.OutboxRelay;
+import io.onlyonce.messaging.PostgresWakeUp;
 import io.onlyonce.messaging.RelayConfig;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -57,8 +58,10 @@ import java.util.concurrent.atomic.LongAdder;
  * </ul>
  * Side {@code business} (not run by default): N business transactions on {@code clients} threads,
  * each inserting one order row and recording one outbox message before its commit and waking the
- * running relay, until the relay marked all N SUCCESS; against the same business transactions
- * without the outbox.
+ * running relay after it (or, with {@code notify}, sending {@code NOTIFY} before it to relays woken
+ * by a {@link PostgresWakeUp}), until the relay marked all N SUCCESS; against the same business
+ * transactions without the outbox. Figures: the end-to-end rate over the business-only rate, and
+ * the business commit rate with the outbox over the one without.
  *
  * <p>Settings as system properties ({@code -Dbench.n=4000}) or arguments ({@code --n=4000}): {@code broker}
  * ({@code rabbit}), {@code n} (4000), {@code rounds} (5), {@code warmup} rounds (1), relay {@code batch}
@@ -66,7 +69,8 @@ import java.util.concurrent.atomic.LongAdder;
  * table at once), producer {@code clients} (4), {@code consumers} (4),
  * {@code prefetch} (50), {@code duplicates} (0.1), {@code sides} ({@code relay,consumer}), {@code depth}
  * (the relay's pipeline depth, {@value RelayConfig#DEFAULT_PIPELINE_DEPTH}), {@code deleteSent} (false: the
- * relay marks sent rows SUCCESS; true: it deletes them), {@code fillfactor} (the schema's: the outbox
+ * relay marks sent rows SUCCESS; true: it deletes them), {@code notify} (false: side {@code business}
+ * wakes the relays in this JVM after each commit; true: LISTEN/NOTIFY), {@code fillfactor} (the schema's: the outbox
  * table's, to compare layouts),
  * {@code pgWaits} (false: sample {@code pg_stat_activity} every 10 ms and read {@code pg_stat_wal}
  * around each phase, and print where the backends waited).
@@ -97,9 +101,15 @@ public final class MessagingBench {
     private final int relays;
     private final int depth;
     private final boolean deleteSent;
+    /** Whether business transactions NOTIFY and the relays LISTEN ({@link PostgresWakeUp}), instead of an in-JVM wake-up. */
+    private final boolean notify;
+    /** The relays of the running phase, woken after each business commit (without {@link #notify}). */
+    private volatile List<OutboxRelay> awake = List.of();
     private final int clients;
     /** Per broker: WAL bytes of the relay's claims and marks, of the preload's inserts, updates and HOT updates, messages. */
     private final Map<String, long[]> relayWal = new LinkedHashMap<>();
+    /** Per broker: the business commit rate of each end-to-end phase (the warm-up's first). */
+    private final Map<String, List<Double>> commitRates = new LinkedHashMap<>();
     private final double duplicateShare;
     private final HikariDataSource dataSource;
     private final BrokerSide.Settings settings;
@@ -108,13 +118,14 @@ public final class MessagingBench {
     private final PgWaits waits;
     private long sequence;
 
-    private MessagingBench(int n, int batch, int relays, int depth, boolean deleteSent, int clients, int consumers, int prefetch,
-            double duplicateShare, HikariDataSource dataSource, PgWaits waits) {
+    private MessagingBench(int n, int batch, int relays, int depth, boolean deleteSent, boolean notify, int clients, int consumers,
+            int prefetch, double duplicateShare, HikariDataSource dataSource, PgWaits waits) {
         this.n = n;
         this.batch = batch;
         this.relays = relays;
         this.depth = depth;
         this.deleteSent = deleteSent;
+        this.notify = notify;
         this.clients = clients;
         this.duplicateShare = duplicateShare;
         this.dataSource = dataSource;
@@ -149,6 +160,7 @@ public final class MessagingBench {
         int relays = Integer.parseInt(option(options, "relays", "1"));
         int depth = Integer.parseInt(option(options, "depth", String.valueOf(RelayConfig.DEFAULT_PIPELINE_DEPTH)));
         boolean deleteSent = Boolean.parseBoolean(option(options, "deleteSent", "false"));
+        boolean notify = Boolean.parseBoolean(option(options, "notify", "false"));
         int clients = Integer.parseInt(option(options, "clients", "4"));
         int consumers = Integer.parseInt(option(options, "consumers", "4"));
         int prefetch = Integer.parseInt(option(options, "prefetch", "50"));
@@ -170,7 +182,7 @@ public final class MessagingBench {
 
         System.out.printf("OnlyOnce message layer on %s: %,d messages per phase, %d warm-up + %d measured rounds,"
                         + " relay batch %d x %d relays (pipeline depth %d%s), %d consumers (prefetch %d), %.0f %% duplicates, sides %s, %d cores, Java %s%n",
-                String.join(" and ", brokers), n, warmup, rounds, batch, relays, depth, deleteSent ? ", sent rows deleted" : "", consumers, prefetch, duplicates * 100,
+                String.join(" and ", brokers), n, warmup, rounds, batch, relays, depth, (deleteSent ? ", sent rows deleted" : "") + (notify ? ", business commits NOTIFY, relays LISTEN" : ""), consumers, prefetch, duplicates * 100,
                 String.join(",", sides), Runtime.getRuntime().availableProcessors(), Runtime.version());
 
         createDatabase(pgServer);
@@ -191,7 +203,7 @@ public final class MessagingBench {
                 started.add(start(name));
             }
             waits = pgWaits ? PgWaits.start(pgServer + DATABASE) : null;
-            MessagingBench bench = new MessagingBench(n, batch, relays, depth, deleteSent, clients, consumers, prefetch,
+            MessagingBench bench = new MessagingBench(n, batch, relays, depth, deleteSent, notify, clients, consumers, prefetch,
                     duplicates, dataSource, waits);
             bench.measure(started, sides, warmup, rounds);
         } finally {
@@ -294,6 +306,10 @@ public final class MessagingBench {
             }
             if (sides.contains("business")) {
                 figure("business_with_outbox_over_without_" + b, medianRatio(phases, b + " e2e", b + " business"), "%.2f");
+                List<Double> commits = commitRates.get(b);
+                List<Double> measuredCommits = commits.subList(commits.size() - phases.rates.get(b + " business").size(), commits.size());
+                figure("business_commits_with_outbox_over_without_" + b,
+                        median(measuredCommits) / median(phases.rates.get(b + " business")), "%.2f");
             }
         }
     }
@@ -554,7 +570,7 @@ public final class MessagingBench {
         List<OutboxRelay> running = new ArrayList<>();
         // a pool of the relays' own, closed at the end of the phase: its backends then report their
         // table statistics at once (the HOT share), instead of up to 10 s later
-        HikariDataSource relayPool = pool(dataSource.getJdbcUrl(), relays + 1);
+        HikariDataSource relayPool = pool(dataSource.getJdbcUrl(), (notify ? 2 * relays : relays) + 1);
         for (int i = 0; i < relays; i++) {
             running.add(new OutboxRelay(relayPool, JdbcDialect.POSTGRESQL, broker.transport(),
                     RelayConfig.custom().batchSize(batch).pipelineDepth(depth).deleteSent(deleteSent).build(), listener));
@@ -563,9 +579,15 @@ public final class MessagingBench {
         long counter = broker.counter();
         double seconds;
         double commitSeconds;
+        List<PostgresWakeUp> listening = new ArrayList<>();
         phase(phase);
         long start = System.nanoTime();
         running.forEach(OutboxRelay::start);
+        if (notify) {
+            running.forEach(relay -> listening.add(new PostgresWakeUp(relayPool, relay::wakeUp).start()));
+        } else {
+            awake = running;
+        }
         try {
             load.run();
             commitSeconds = (System.nanoTime() - start) / 1e9;
@@ -576,6 +598,8 @@ public final class MessagingBench {
             seconds = (System.nanoTime() - start) / 1e9;
             phaseEnd(phase, n);
         } finally {
+            awake = List.of();
+            listening.forEach(PostgresWakeUp::close);
             running.forEach(OutboxRelay::stop);
             relayPool.close();
         }
@@ -603,6 +627,7 @@ public final class MessagingBench {
         if (orders != n) {
             throw new IllegalStateException(orders + " orders for " + n);
         }
+        commitRates.computeIfAbsent(broker.name(), b -> new ArrayList<>()).add(n / relayed.commitSeconds());
         return new Result(n / relayed.seconds(), String.format("business commits %,.0f tx/s, ", n / relayed.commitSeconds())
                 + relayed.note());
     }
@@ -636,9 +661,16 @@ public final class MessagingBench {
             }
             if (withOutbox) {
                 outbox.record(connection, broker.message(OutboxMessage.id(orderId, "created")));
+                if (notify) {
+                    PostgresWakeUp.notifyRelays(connection);
+                }
             }
             connection.commit();
             connection.setAutoCommit(true);
+        }
+        if (withOutbox) {
+            // as the Spring integration does after each commit that recorded a message
+            awake.forEach(OutboxRelay::wakeUp);
         }
     }
 

@@ -3,6 +3,7 @@ package io.onlyonce.spring.messaging;
 import io.onlyonce.messaging.JdbcOutbox;
 import io.onlyonce.messaging.OutboxMessage;
 import io.onlyonce.messaging.OutboxRelay;
+import io.onlyonce.messaging.PostgresWakeUp;
 import java.sql.Connection;
 import javax.sql.DataSource;
 import org.springframework.jdbc.datasource.DataSourceUtils;
@@ -27,11 +28,22 @@ public final class TransactionalOutbox {
     private final DataSource dataSource;
     private final JdbcOutbox outbox;
     private final OutboxRelay relay;
+    private final boolean notifyRelays;
 
     public TransactionalOutbox(DataSource dataSource, JdbcOutbox outbox, OutboxRelay relay) {
+        this(dataSource, outbox, relay, false);
+    }
+
+    /**
+     * An outbox that, with {@code notifyRelays}, also sends PostgreSQL's NOTIFY once per business
+     * transaction that records a message ({@link PostgresWakeUp#notifyRelays}), for relays in other
+     * instances that listen ({@code onlyonce.messaging.relay.listen-notify}).
+     */
+    public TransactionalOutbox(DataSource dataSource, JdbcOutbox outbox, OutboxRelay relay, boolean notifyRelays) {
         this.dataSource = dataSource;
         this.outbox = outbox;
         this.relay = relay;
+        this.notifyRelays = notifyRelays;
     }
 
     /**
@@ -50,6 +62,9 @@ public final class TransactionalOutbox {
         boolean recorded;
         try {
             recorded = outbox.record(connection, message);
+            if (recorded && notifyRelays && !TransactionSynchronizationManager.hasResource(this)) {
+                PostgresWakeUp.notifyRelays(connection);
+            }
         } finally {
             DataSourceUtils.releaseConnection(connection, dataSource);
         }

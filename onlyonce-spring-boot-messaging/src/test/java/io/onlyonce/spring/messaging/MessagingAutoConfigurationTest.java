@@ -88,6 +88,14 @@ class MessagingAutoConfigurationTest {
     }
 
     @Test
+    void listenNotifyOnADatabaseOtherThanPostgresFailsStartUpSayingSo() {
+        runner.withPropertyValues("onlyonce.messaging.relay.listen-notify=true")
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .isInstanceOf(io.onlyonce.spring.OnlyOnceConfigurationException.class)
+                        .hasMessageContaining("onlyonce.messaging.relay.listen-notify=true needs PostgreSQL"));
+    }
+
+    @Test
     void aMessageRecordedInTheBusinessTransactionTakesEffectOnceAndARolledBackOneNever() {
         runner.run(context -> {
             assertThat(context).hasNotFailed();

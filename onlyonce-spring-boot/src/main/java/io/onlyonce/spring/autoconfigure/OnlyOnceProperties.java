@@ -290,6 +290,10 @@ public record OnlyOnceProperties(
      *     the next while the broker confirms one (1 to 16).
      * @param deleteSent Whether a confirmed message's row is deleted instead of marked SUCCESS: the
      *     cheapest write, and no purge; the outbox then keeps only unsent and FAILED messages.
+     * @param listenNotify PostgreSQL only: each business transaction that records a message sends
+     *     a NOTIFY, and the relay LISTENs, so that a relay in another instance publishes within
+     *     milliseconds instead of at its next poll. A relay in the instance that committed is woken
+     *     without it; this costs every notifying commit a moment under one server-wide lock.
      */
     public record Relay(
             @DefaultValue("100") int batchSize,
@@ -300,7 +304,8 @@ public record OnlyOnceProperties(
             @DefaultValue("1s") Duration initialBackoff,
             @DefaultValue("10m") Duration maxBackoff,
             @DefaultValue("2") int pipelineDepth,
-            @DefaultValue("false") boolean deleteSent) {
+            @DefaultValue("false") boolean deleteSent,
+            @DefaultValue("false") boolean listenNotify) {
     }
 
     /**

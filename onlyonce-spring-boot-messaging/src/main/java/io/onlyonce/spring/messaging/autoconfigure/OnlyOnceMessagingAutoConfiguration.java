@@ -9,6 +9,7 @@ import io.onlyonce.messaging.JdbcOutbox;
 import io.onlyonce.messaging.MessageConsumer;
 import io.onlyonce.messaging.MessageTransport;
 import io.onlyonce.messaging.MessagingSchema;
+import io.onlyonce.messaging.PostgresWakeUp;
 import io.onlyonce.messaging.OutboxRelay;
 import io.onlyonce.messaging.RelayConfig;
 import io.onlyonce.messaging.TransactionRunner;
@@ -136,8 +137,23 @@ public class OnlyOnceMessagingAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    TransactionalOutbox onlyOnceTransactionalOutbox(DataSource dataSource, JdbcOutbox outbox, OutboxRelay relay) {
-        return new TransactionalOutbox(dataSource, outbox, relay);
+    TransactionalOutbox onlyOnceTransactionalOutbox(DataSource dataSource, JdbcOutbox outbox, OutboxRelay relay,
+            MessagingDatabase messagingDatabase, OnlyOnceProperties properties) {
+        return new TransactionalOutbox(dataSource, outbox, relay, listenNotify(properties, messagingDatabase));
+    }
+
+    /** Whether {@code onlyonce.messaging.relay.listen-notify} is on; refused on a database other than PostgreSQL. */
+    static boolean listenNotify(OnlyOnceProperties properties, MessagingDatabase messagingDatabase) {
+        if (!properties.messaging().relay().listenNotify()) {
+            return false;
+        }
+        if (messagingDatabase.dialect() != JdbcDialect.POSTGRESQL) {
+            throw new OnlyOnceConfigurationException("onlyonce.messaging.relay.listen-notify=true needs PostgreSQL; the"
+                    + " outbox is on " + messagingDatabase.dialect() + ".", "Remove onlyonce.messaging.relay.listen-notify:"
+                    + " a relay in the instance that committed is woken without it, and the others poll every"
+                    + " onlyonce.messaging.relay.poll-interval.");
+        }
+        return true;
     }
 
     @Bean
@@ -193,12 +209,17 @@ public class OnlyOnceMessagingAutoConfiguration {
             MessagingDatabase messagingDatabase, OnlyOnceProperties properties) {
         Duration purgeAfter = properties.messaging().purgeAfter();
         JdbcInbox inbox = new JdbcInbox(messagingDatabase.dialect());
+        boolean listenNotify = listenNotify(properties, messagingDatabase);
         return new SmartLifecycle() {
             private ScheduledExecutorService housekeeping;
+            private PostgresWakeUp wakeUp;
 
             @Override
             public synchronized void start() {
                 relay.start();
+                if (listenNotify) {
+                    wakeUp = new PostgresWakeUp(dataSource, relay::wakeUp).start();
+                }
                 housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
                     Thread thread = new Thread(r, "onlyonce-messaging-purge");
                     thread.setDaemon(true);
@@ -219,6 +240,10 @@ public class OnlyOnceMessagingAutoConfiguration {
                 if (housekeeping != null) {
                     housekeeping.shutdownNow();
                     housekeeping = null;
+                }
+                if (wakeUp != null) {
+                    wakeUp.close();
+                    wakeUp = null;
                 }
                 relay.stop();
             }

@@ -14,7 +14,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -56,11 +55,9 @@ import org.jspecify.annotations.Nullable;
  * {@link #start()} runs the polls on a thread of the relay's own: a poll right away, again at once
  * while polls find full batches, otherwise after {@link RelayConfig#pollInterval()} or as soon as
  * {@link #wakeUp()} is called (after each business commit that recorded a message). The polls are
- * pipelined: while the broker confirms a batch, the thread claims and publishes the next one (at
- * once after a full batch, or when {@link #wakeUp()} says a commit recorded more), up to
- * {@link RelayConfig#pipelineDepth()} batches in flight, and marks each batch once its confirms are
- * in; the database's round trips and the broker's overlap instead of adding up, and a message
- * committed while a batch waits for its confirms does not wait for that batch's mark.
+ * pipelined: while the broker confirms a full batch, the thread claims and publishes the next one,
+ * up to {@link RelayConfig#pipelineDepth()} batches in flight, and marks each batch once its
+ * confirms are in; the database's round trips and the broker's overlap instead of adding up.
  * {@link #stop()} lets the current poll finish. {@link #pollOnce()} may also be called directly (by
  * tests, or a scheduler of your own), from any thread.
  *
@@ -76,10 +73,7 @@ public final class OutboxRelay implements AutoCloseable {
     private final RelayCounters counters = new RelayCounters();
     private final RelayPoll poll;
     private final OutboxQueries queries;
-    /** Released by {@link #wakeUp()}, by each batch whose publishes were all answered, and by {@link #stop()}. */
-    private final Semaphore signal = new Semaphore(0);
-    /** Set by {@link #wakeUp()}: a commit recorded messages since the last claim began. */
-    private final AtomicBoolean woken = new AtomicBoolean();
+    private final Semaphore wake = new Semaphore(0);
     private @Nullable ExecutorService worker;
     private volatile boolean running;
 
@@ -135,7 +129,7 @@ public final class OutboxRelay implements AutoCloseable {
             return;
         }
         running = false;
-        signal.release();
+        wake.release();
         executor.shutdown();
         try {
             if (!executor.awaitTermination(config.publishTimeout().toMillis() + 10_000, TimeUnit.MILLISECONDS)) {
@@ -165,16 +159,15 @@ public final class OutboxRelay implements AutoCloseable {
      * transaction that recorded messages committed. Cheap, never blocks, safe from any thread.
      */
     public void wakeUp() {
-        if (!woken.getAndSet(true)) {
-            signal.release();
+        if (wake.availablePermits() == 0) {
+            wake.release();
         }
     }
 
     /**
      * Polls while running, keeping up to {@link RelayConfig#pipelineDepth()} batches in flight: it
-     * claims and publishes the next batch while the broker confirms the earlier ones (at once after a
-     * full batch, or as soon as {@link #wakeUp()} says a commit recorded more), and marks the oldest
-     * once its confirms are in (or its publish timeout passed). Sleeps only when nothing is in
+     * claims and publishes the next batch while the broker confirms the earlier ones, then marks the
+     * oldest once its confirms are in (or its publish timeout passed). Sleeps only when nothing is in
      * flight and the last claim found less than a full batch.
      */
     private void loop() {
@@ -182,12 +175,7 @@ public final class OutboxRelay implements AutoCloseable {
         boolean claim = true;
         try {
             while (running) {
-                RelayPoll.Batch oldest = inFlight.peek();
-                if (oldest != null && oldest.answered().isDone()) {
-                    finish(inFlight.remove());
-                    continue;
-                }
-                if (inFlight.size() < config.pipelineDepth() && (woken.getAndSet(false) | claim)) {
+                if (claim && inFlight.size() < config.pipelineDepth()) {
                     RelayPoll.Batch batch = null;
                     try {
                         batch = poll.start();
@@ -201,31 +189,23 @@ public final class OutboxRelay implements AutoCloseable {
                     }
                     if (batch != null) {
                         inFlight.add(batch);
-                        batch.answered().whenComplete((ignored, error) -> signal.release());
                     }
                     claim = batch != null && batch.size() >= config.batchSize();
                     continue;
                 }
-                if (oldest != null) {
-                    long left = oldest.deadline() - System.nanoTime();
-                    if (left <= 0 || inFlight.size() >= config.pipelineDepth()) {
-                        finish(inFlight.remove());
-                    } else {
-                        // its confirms, a commit that recorded more, or its publish timeout: whichever comes first
-                        signal.tryAcquire(left, TimeUnit.NANOSECONDS);
-                    }
+                if (!inFlight.isEmpty()) {
+                    finish(inFlight.remove());
+                    claim = claim || wake.tryAcquire();
                     continue;
                 }
-                long idleUntil = System.nanoTime() + config.pollInterval().toNanos();
-                long idle;
-                while (running && !woken.get() && (idle = idleUntil - System.nanoTime()) > 0) {
-                    signal.tryAcquire(idle, TimeUnit.NANOSECONDS);
+                try {
+                    wake.tryAcquire(config.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
+                    wake.drainPermits();
+                } catch (InterruptedException e) {
+                    return;
                 }
-                signal.drainPermits();
                 claim = true;
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         } catch (Error e) {
             running = false;
             LOG.log(System.Logger.Level.ERROR, "the outbox relay stops on an error", e);

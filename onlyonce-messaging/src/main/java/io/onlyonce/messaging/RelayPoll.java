@@ -93,9 +93,7 @@ final class RelayPoll {
             }
         }
         long deadline = System.nanoTime() + config.publishTimeout().toNanos();
-        Map<ClaimedRow, CompletableFuture<Void>> publishing = publish(publishable);
-        CompletableFuture<Void> answered = CompletableFuture.allOf(publishing.values().toArray(CompletableFuture[]::new));
-        return new Batch(owner, rows.size(), exhausted, publishing, deadline, answered);
+        return new Batch(owner, rows.size(), exhausted, publish(publishable), deadline);
     }
 
     /** The second half of a poll: waits for the batch's confirms until its publish timeout, and marks its rows. */
@@ -406,11 +404,10 @@ final class RelayPoll {
 
     /**
      * A claimed batch handed to the transport: its fencing token, how many rows were claimed, the
-     * rows failed before publishing, the futures of the others, the {@code System.nanoTime()}
-     * after which a missing confirm counts as a failed attempt, and a future done once every
-     * publish was answered (confirmed or failed).
+     * rows failed before publishing, the futures of the others, and the {@code System.nanoTime()}
+     * after which a missing confirm counts as a failed attempt.
      */
     record Batch(String owner, int size, List<Failure> exhausted, Map<ClaimedRow, CompletableFuture<Void>> publishing,
-            long deadline, CompletableFuture<Void> answered) {
+            long deadline) {
     }
 }

@@ -383,35 +383,6 @@ abstract class RelaySuite {
     }
 
     @Test
-    void aMessageCommittedWhileABatchAwaitsItsConfirmsIsPublishedBeforeThatBatchIsMarked() throws Exception {
-        String first = AbstractMessagingTest.uniqueId("in-flight");
-        String later = AbstractMessagingTest.uniqueId("woken");
-        t.recordCommitted(AbstractMessagingTest.message(first));
-        RecordingTransport transport = RecordingTransport.holding();
-        OutboxRelay relay = new OutboxRelay(t.dataSource(), t.dialect(), transport,
-                quick().batchSize(10).pipelineDepth(2).pollInterval(Duration.ofHours(1)).build());
-        relay.start();
-        try {
-            RecordingTransport.Held held = transport.takeHeld();
-            assertThat(held.message().id()).isEqualTo(first);
-
-            t.recordCommitted(AbstractMessagingTest.message(later));
-            relay.wakeUp();
-            RecordingTransport.Held woken = transport.takeHeld();
-            assertThat(woken.message().id()).isEqualTo(later);
-            assertThat(t.row(first).status()).as("its confirm is still out").isEqualTo("SENDING");
-
-            woken.future().complete(null);
-            held.future().complete(null);
-            await().atMost(PATIENCE).until(() -> statuses(List.of(first, later)).equals(Map.of("SUCCESS", 2L)));
-            assertThat(transport.publishCounts()).containsOnlyKeys(first, later)
-                    .allSatisfy((id, count) -> assertThat(count).isOne());
-        } finally {
-            relay.stop();
-        }
-    }
-
-    @Test
     void aRelayOfPipelineDepthOneClaimsOnlyOnceItsBatchIsMarked() throws Exception {
         String a = AbstractMessagingTest.uniqueId("serial");
         String b = AbstractMessagingTest.uniqueId("serial");

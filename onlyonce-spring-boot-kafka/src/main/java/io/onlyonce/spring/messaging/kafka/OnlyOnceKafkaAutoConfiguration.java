@@ -1,8 +1,10 @@
 package io.onlyonce.spring.messaging.kafka;
 
+import io.onlyonce.messaging.DeadLetterMarks;
 import io.onlyonce.messaging.DeliveryPolicy;
 import io.onlyonce.messaging.JdbcInbox;
 import io.onlyonce.messaging.MessageTransport;
+import io.onlyonce.messaging.kafka.DeadLetterLookup;
 import io.onlyonce.messaging.kafka.IdempotentKafkaConsumer;
 import io.onlyonce.messaging.kafka.KafkaMessageTransport;
 import io.onlyonce.messaging.kafka.KafkaTopics;
@@ -209,12 +211,23 @@ public class OnlyOnceKafkaAutoConfiguration {
         return (Serializer<Object>) (Serializer<?>) new StringSerializer();
     }
 
+    /**
+     * Which records OnlyOnce's Kafka consumers and listeners dead-lettered, in the inbox table, so that
+     * a record delivered again after a restart or a kill is not published to its {@code .DLT} again.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    DeadLetterMarks onlyOnceDeadLetterMarks(DataSource dataSource, MessagingDatabase messagingDatabase) {
+        return new DeadLetterMarks(dataSource, messagingDatabase.dialect());
+    }
+
     @Bean
     @ConditionalOnMissingBean
     KafkaDeadLetters onlyOnceKafkaDeadLetters(KafkaTemplate<Object, Object> onlyOnceKafkaDeadLetterTemplate,
-            OnlyOnceProperties properties, OnlyOnceStatistics statistics) {
-        return new KafkaDeadLetters(onlyOnceKafkaDeadLetterTemplate, properties.messaging().kafka().sendTimeout(),
-                statistics);
+            OnlyOnceProperties properties, OnlyOnceStatistics statistics, DeadLetterMarks marks, KafkaSettings kafka) {
+        Duration timeout = properties.messaging().kafka().sendTimeout();
+        return new KafkaDeadLetters(onlyOnceKafkaDeadLetterTemplate, timeout, statistics, marks,
+                new DeadLetterLookup(kafka.consumer(), timeout));
     }
 
     /** For {@code @KafkaListener(containerFactory = "onlyOnceKafkaListenerContainerFactory")}: one record at a time. */
@@ -348,7 +361,8 @@ public class OnlyOnceKafkaAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "onlyOnceKafkaConsumers")
         SmartLifecycle onlyOnceKafkaConsumers(MessageConsumers consumers, ObjectProvider<ConsumerDefinition> definitions,
-                KafkaSettings kafka, OnlyOnceProperties properties, OnlyOnceStatistics statistics) {
+                KafkaSettings kafka, OnlyOnceProperties properties, OnlyOnceStatistics statistics,
+                DeadLetterMarks marks) {
             List<ConsumerDefinition> all = definitions.orderedStream().toList();
             OnlyOnceProperties.Kafka settings = properties.messaging().kafka();
             List<IdempotentKafkaConsumer> kafkaConsumers = new ArrayList<>();
@@ -368,6 +382,7 @@ public class OnlyOnceKafkaAutoConfiguration {
                             .maxDeliveries(settings.maxDeliveries())
                             .retryDelay(settings.retryDelay())
                             .threads(properties.messaging().consumer().workers())
+                            .deadLetterMarks(marks)
                             // what the consumer dead-letters itself (its MessageConsumer counts its own)
                             .onOwnDeadLetter(reason -> statistics.record(MessageLayerCounting.LAYER, "dead_lettered",
                                     "consumer " + definition.name()))

@@ -1,7 +1,6 @@
 package io.onlyonce.spring.messaging.kafka;
 
 import io.onlyonce.messaging.DeadLetterMarks;
-import io.onlyonce.messaging.kafka.DeadLetterLookup;
 import io.onlyonce.messaging.kafka.KafkaDeadLetterHeaders;
 import io.onlyonce.spring.messaging.MessageLayerCounting;
 import io.onlyonce.spring.metrics.OutcomeRecorder;
@@ -30,11 +29,12 @@ import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
  * and {@code -offset} as text; waits for the broker's acknowledgement, and counts
  * {@code dead_lettered} in layer {@code message}.
  *
- * <p>With {@link DeadLetterMarks} (OnlyOnce's factories always have them, in the inbox table), a
- * record is marked under its group id before it is published; a record found marked already
- * (delivered again after the application stopped or died before its offset was committed, or after
- * a publish that failed) is published only when a {@link DeadLetterLookup} does not find its dead
- * letter on the topic. So a record reaches {@code <topic>.DLT} once per group across restarts and
+ * <p>With {@link DeadLetterMarks} (OnlyOnce's factories have them, in the inbox table, when the
+ * Kafka module {@code onlyonce-messaging-kafka} is on the class path), a record is marked under its
+ * group id before it is published; a record found marked already (delivered again after the
+ * application stopped or died before its offset was committed, or after a publish that failed) is
+ * published only when the {@link Finder} (the module's {@code DeadLetterLookup}) does not find its
+ * dead letter on the topic. So a record reaches {@code <topic>.DLT} once per group across restarts and
  * kills, with or without a message id, and none is lost for a mark: a mark or a lookup that fails
  * publishes it.
  */
@@ -57,7 +57,25 @@ public final class KafkaDeadLetters implements ConsumerAwareRecordRecoverer {
     private final DeadLetterPublishingRecoverer recoverer;
     private final OutcomeRecorder recorder;
     private final @Nullable DeadLetterMarks marks;
-    private final @Nullable DeadLetterLookup lookup;
+    private final @Nullable Finder lookup;
+
+    /**
+     * Finds a dead letter on its topic: the Kafka module's
+     * {@code io.onlyonce.messaging.kafka.DeadLetterLookup#contains}.
+     */
+    @FunctionalInterface
+    public interface Finder {
+
+        /**
+         * Whether {@code deadLetterTopic} holds the dead letter {@code group} wrote of the record at
+         * {@code offset} of {@code topic}'s {@code partition}, published at or after {@code sinceMillis}.
+         *
+         * @return true when it is there
+         * @throws RuntimeException when the topic could not be read
+         */
+        boolean contains(String deadLetterTopic, String group, String topic, int partition, long offset,
+                long sinceMillis);
+    }
 
     /**
      * Dead letters sent through {@code template}.
@@ -81,7 +99,7 @@ public final class KafkaDeadLetters implements ConsumerAwareRecordRecoverer {
      * @param lookup where a record found marked is looked for on its dead-letter topic; given with {@code marks}
      */
     public KafkaDeadLetters(KafkaOperations<?, ?> template, Duration sendTimeout, OutcomeRecorder recorder,
-            @Nullable DeadLetterMarks marks, @Nullable DeadLetterLookup lookup) {
+            @Nullable DeadLetterMarks marks, @Nullable Finder lookup) {
         if ((marks == null) != (lookup == null)) {
             throw new IllegalArgumentException("dead-letter marks and their lookup go together");
         }
@@ -157,7 +175,7 @@ public final class KafkaDeadLetters implements ConsumerAwareRecordRecoverer {
      */
     private boolean published(ConsumerRecord<?, ?> record, String group, @Nullable String reason) {
         DeadLetterMarks marks = this.marks;
-        DeadLetterLookup lookup = this.lookup;
+        Finder lookup = this.lookup;
         if (marks == null || lookup == null) {
             return false;
         }

@@ -301,4 +301,37 @@ abstract class InboxSuite {
         assertThat(t.database().queryLong("SELECT COUNT(*) FROM onlyonce_idempotency WHERE scope = ? AND idem_key = ?",
                 "consumer:mailer", id)).isEqualTo(1);
     }
+
+    @Test
+    void deadLetterMarksAreInboxRowsApartFromTheConsumersOwnAndArePurgedWithThem() throws Exception {
+        DeadLetterMarks marks = new DeadLetterMarks(t.dataSource(), t.dialect());
+        IdempotentConsumer consumer = consumer("points", effect("points"), QUICK);
+        assertThat(consumer.process(delivery("orders-0@7"))).isEqualTo(Delivery.PROCESSED);
+
+        assertThat(marks.markedAt("points", "orders", 0, 7)).as("a message id is not a mark").isEmpty();
+        long before = t.serverNow();
+        assertThat(marks.record("points", "orders", 0, 7)).as("a new mark").isTrue();
+        assertThat(marks.record("points", "orders", 0, 7)).as("marked again: nothing changes").isFalse();
+        assertThat(marks.markedAt("points", "orders", 0, 7).orElseThrow()).as("on the server's clock")
+                .isBetween(before - 1_000, t.serverNow() + 1_000);
+        assertThat(marks.markedAt("points", "orders", 1, 7)).as("another partition").isEmpty();
+        assertThat(marks.markedAt("billing", "orders", 0, 7)).as("another consumer").isEmpty();
+        assertThat(t.database().queryLong("SELECT COUNT(*) FROM " + MessagingSchema.INBOX_TABLE + " WHERE consumer = ?",
+                "points")).as("the consumer's own rows: the message it processed").isEqualTo(1);
+        assertThat(t.database().queryLong("SELECT COUNT(*) FROM " + MessagingSchema.INBOX_TABLE
+                + " WHERE consumer = ? AND message_id = ?", "dead-lettered points", "orders-0@7")).isEqualTo(1);
+
+        String longName = "c".repeat(250);
+        String longTopic = "t".repeat(249);
+        assertThat(marks.record(longName, longTopic, 12, Long.MAX_VALUE)).isTrue();
+        assertThat(marks.markedAt(longName, longTopic, 12, Long.MAX_VALUE)).isPresent();
+        assertThat(DeadLetterMarks.namespace(longName)).startsWith("dead-lettered sha256:").hasSizeLessThan(255);
+        assertThat(DeadLetterMarks.position(longTopic, 12, Long.MAX_VALUE)).startsWith("sha256:");
+        assertThat(DeadLetterMarks.namespace("sha256:x")).as("a name that looks hashed is hashed")
+                .isNotEqualTo("dead-lettered sha256:x");
+
+        Thread.sleep(20);
+        new JdbcInbox(t.dialect()).purge(t.dataSource(), Duration.ofMillis(10), 100);
+        assertThat(marks.markedAt("points", "orders", 0, 7)).as("purged with the inbox").isEmpty();
+    }
 }

@@ -1,5 +1,6 @@
 package io.onlyonce.messaging.kafka;
 
+import io.onlyonce.messaging.DeadLetterMarks;
 import io.onlyonce.messaging.DeliveryPolicy;
 import io.onlyonce.messaging.InboundMessage;
 import io.onlyonce.messaging.MessageConsumer;
@@ -33,7 +34,11 @@ import org.jspecify.annotations.Nullable;
  * dead-lettered and acknowledged) moves the partition's offset to commit past the record; a retry
  * seeks the partition back to the record and pauses it for the retry delay, and the partition's
  * later records of the poll wait. After the poll's records, and when partitions are revoked, the
- * offsets are committed ({@code commitSync}).
+ * offsets are committed ({@code commitSync}); a dead letter's offset is committed as soon as the
+ * broker acknowledged it. With {@link DeadLetterMarks}, a record is marked before its dead letter is
+ * published; a record found marked already is published only when the {@link DeadLetterLookup} does
+ * not find its dead letter on the topic: a record delivered again after a crash between the publish
+ * and the commit is not published twice, and one whose publish never reached the broker is not lost.
  */
 final class ConsumerWorker implements Runnable {
 
@@ -47,12 +52,18 @@ final class ConsumerWorker implements Runnable {
      *
      * @param onOwnDeadLetter told, with the reason, of each record dead-lettered without the consumer
      *     having answered DEAD_LETTER
+     * @param marks the records the consumer dead-lettered, under its name, or null to keep none
+     * @param lookup where a marked record's dead letter is looked for; given with {@code marks}
      */
-    public record Settings(String topic, TopicPattern messageTypes, MessageConsumer consumer, int maxDeliveries,
-            Duration retryDelay, java.util.function.Consumer<String> onOwnDeadLetter) {
+    public record Settings(String topic, TopicPattern messageTypes, MessageConsumer consumer,
+            int maxDeliveries, Duration retryDelay, java.util.function.Consumer<String> onOwnDeadLetter,
+            @Nullable DeadLetterMarks marks, @Nullable DeadLetterLookup lookup) {
         /** Checks the settings. */
         public Settings {
             Objects.requireNonNull(topic, "topic");
+            if ((marks == null) != (lookup == null)) {
+                throw new IllegalArgumentException("dead-letter marks and their lookup go together");
+            }
             Objects.requireNonNull(messageTypes, "messageTypes");
             Objects.requireNonNull(consumer, "consumer");
             Objects.requireNonNull(retryDelay, "retryDelay");
@@ -74,6 +85,7 @@ final class ConsumerWorker implements Runnable {
     private final Map<TopicPartition, Long> resumeAt = new HashMap<>();
     private final Map<Position, Integer> deliveries = new HashMap<>();
     private volatile boolean running = true;
+    private boolean commitNow;
 
     /**
      * A worker; nothing runs until {@link #run()}.
@@ -150,6 +162,12 @@ final class ConsumerWorker implements Runnable {
                 if (outcome == Outcome.FINAL) {
                     deliveries.remove(new Position(partition, record.offset()));
                     pending.put(partition, new OffsetAndMetadata(record.offset() + 1));
+                    if (commitNow) {
+                        // a dead letter: its offset before anything else, so that a crash does not deliver
+                        // the record again (and publish it again where no mark says it went)
+                        commitNow = false;
+                        commit();
+                    }
                 } else {
                     kafka.seek(partition, record.offset());
                     kafka.pause(List.of(partition));
@@ -199,6 +217,13 @@ final class ConsumerWorker implements Runnable {
     /** Dead-letters the record; {@code own}: the consumer did not answer DEAD_LETTER. */
     private Outcome deadLetter(ConsumerRecord<String, byte[]> record, String reason, int delivery, boolean own)
             throws InterruptedException {
+        String where = record.topic() + "-" + record.partition() + "@" + record.offset();
+        if (published(record, where)) {
+            LOG.log(System.Logger.Level.INFO, "consumer " + settings.consumer().name() + ": " + where
+                    + " was dead-lettered to " + deadLetters.topic() + " before (" + reason + "); not published again");
+            commitNow = true;
+            return Outcome.FINAL;
+        }
         try {
             deadLetters.publish(record, reason, delivery);
         } catch (RuntimeException e) {
@@ -207,6 +232,7 @@ final class ConsumerWorker implements Runnable {
                     + deadLetters.topic() + "; delivered again: " + e.getMessage());
             return Outcome.RETRY;
         }
+        commitNow = true;
         counters.deadLettered.increment();
         if (own) {
             try {
@@ -220,6 +246,31 @@ final class ConsumerWorker implements Runnable {
                 + record.topic() + "-" + record.partition() + "@" + record.offset() + " to " + deadLetters.topic() + ": "
                 + reason);
         return Outcome.FINAL;
+    }
+
+    /**
+     * Marks the record before its dead letter is published; when it was marked before, whether its
+     * dead letter is on the topic already. False (publish) when the marks or the topic cannot be read:
+     * a dead letter twice rather than none.
+     */
+    private boolean published(ConsumerRecord<String, byte[]> record, String where) {
+        DeadLetterMarks marks = settings.marks();
+        DeadLetterLookup lookup = settings.lookup();
+        if (marks == null || lookup == null) {
+            return false;
+        }
+        String name = settings.consumer().name();
+        try {
+            if (marks.record(name, record.topic(), record.partition(), record.offset())) {
+                return false;
+            }
+            long since = marks.markedAt(name, record.topic(), record.partition(), record.offset()).orElse(0L);
+            return lookup.contains(deadLetters.topic(), name, record.topic(), record.partition(), record.offset(), since);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "consumer " + name + ": could not tell whether " + where
+                    + " was dead-lettered before; it is published (a second time if it was): " + e);
+            return false;
+        }
     }
 
     private void resumeDue() {

@@ -1,5 +1,6 @@
 package io.onlyonce.messaging.kafka;
 
+import io.onlyonce.messaging.DeadLetterMarks;
 import io.onlyonce.messaging.MessageConsumer;
 import java.time.Clock;
 import java.time.Duration;
@@ -29,7 +30,8 @@ import org.jspecify.annotations.Nullable;
  *       <td>dead-lettered without calling the consumer</td></tr>
  *   <tr><td>PROCESSED, DUPLICATE</td><td>committed</td></tr>
  *   <tr><td>DEAD_LETTER(reason)</td><td>published to the dead-letter topic with the {@link KafkaDeadLetterHeaders},
- *       committed once the broker acknowledged that publish</td></tr>
+ *       committed at once after the broker acknowledged that publish; with {@link Builder#deadLetterMarks},
+ *       marked before the commit, and not published again when the group's mark says it was</td></tr>
  *   <tr><td>RETRY(reason)</td><td>the partition is sought back to the record and paused for
  *       {@link Builder#retryDelay} (the other partitions go on); the {@link Builder#maxDeliveries}-th
  *       delivery is dead-lettered "retries exhausted after N deliveries: reason"</td></tr>
@@ -38,14 +40,20 @@ import org.jspecify.annotations.Nullable;
  * <p>Records of one partition are handled in order, one at a time; a record that cannot be
  * processed reaches the dead-letter topic after at most {@code maxDeliveries} deliveries, so it never
  * blocks the partition behind it. A dead-letter publish that fails is a retry of the record: nothing is
- * lost. Offsets are committed with {@code commitSync} after each poll's records and when partitions
- * are revoked; a crash before a commit delivers the records again, and the inbox drops those that
- * were processed. Deliveries are counted per partition and offset in memory (forgotten when a
+ * lost. Offsets are committed with {@code commitSync} after each poll's records, after each dead
+ * letter and when partitions are revoked; a crash before a commit delivers the records again, and the
+ * inbox drops those that were processed. A crash after a dead letter was acknowledged and before its
+ * offset was committed delivers that record again too: without {@link Builder#deadLetterMarks} it is
+ * published to the dead-letter topic a second time; with them it is not. Deliveries are counted per partition and offset in memory (forgotten when a
  * partition moves to another thread or instance: each owner bounds its own retries).
  *
  * <p>Consumer settings forced: {@code enable.auto.commit=false}, String and byte-array deserializers,
  * {@code isolation.level=read_committed}, the group id; {@code auto.offset.reset} is {@code earliest}
- * unless set. Each of {@link Builder#threads} threads runs its own {@code KafkaConsumer} in the group.
+ * unless set. Each of {@link Builder#threads} threads runs its own {@code KafkaConsumer} in the group;
+ * a {@code group.instance.id} in the settings (static membership: a consumer restarted with the same
+ * id gets its partitions back at once, without waiting out the session timeout of the member it
+ * replaces) becomes {@code <id>-<thread>}, 1 for the first, so it must be unique per instance of the
+ * application and stable across its restarts.
  */
 public final class IdempotentKafkaConsumer implements AutoCloseable {
 
@@ -85,9 +93,11 @@ public final class IdempotentKafkaConsumer implements AutoCloseable {
         this.deadLetterTopic = builder.deadLetterTopic != null ? builder.deadLetterTopic : KafkaTopics.deadLetterTopicOf(topic);
         this.threads = builder.threads;
         this.clock = builder.clock;
-        this.settings = new ConsumerWorker.Settings(topic, TopicPattern.of(builder.messageTypes), consumer,
-                builder.maxDeliveries, builder.retryDelay, builder.onOwnDeadLetter);
         Map<String, Object> config = new HashMap<>(builder.consumerConfig);
+        DeadLetterMarks marks = builder.deadLetterMarks;
+        this.settings = new ConsumerWorker.Settings(topic, TopicPattern.of(builder.messageTypes), consumer,
+                builder.maxDeliveries, builder.retryDelay, builder.onOwnDeadLetter, marks,
+                marks == null ? null : new DeadLetterLookup(config, DEAD_LETTER_TIMEOUT));
         config.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
         config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -133,7 +143,7 @@ public final class IdempotentKafkaConsumer implements AutoCloseable {
         List<KafkaConsumer<String, byte[]>> clients = new ArrayList<>(threads);
         try {
             for (int i = 0; i < threads; i++) {
-                clients.add(new KafkaConsumer<>(consumerConfig));
+                clients.add(new KafkaConsumer<>(threadConfig(consumerConfig, i + 1)));
             }
         } catch (RuntimeException e) {
             clients.forEach(client -> client.close(Duration.ZERO));
@@ -145,6 +155,20 @@ public final class IdempotentKafkaConsumer implements AutoCloseable {
             running.add(new Thread(worker, "onlyonce-kafka-" + consumer.name() + "-" + (i + 1)));
         }
         running.forEach(Thread::start);
+    }
+
+    /**
+     * The settings of thread {@code thread}'s Kafka consumer: {@code group.instance.id}, when set,
+     * with {@code -<thread>} appended, since each member of a group needs its own.
+     */
+    static Map<String, Object> threadConfig(Map<String, Object> config, int thread) {
+        Object instance = config.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+        if (instance == null || instance.toString().isBlank()) {
+            return config;
+        }
+        Map<String, Object> own = new HashMap<>(config);
+        own.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instance.toString().trim() + "-" + thread);
+        return own;
     }
 
     /**
@@ -242,6 +266,7 @@ public final class IdempotentKafkaConsumer implements AutoCloseable {
         private int threads = 1;
         private Clock clock = Clock.systemUTC();
         private java.util.function.Consumer<String> onOwnDeadLetter = reason -> { };
+        private @Nullable DeadLetterMarks deadLetterMarks;
 
         private Builder(MessageConsumer consumer, Map<String, Object> consumerConfig, Map<String, Object> producerConfig) {
             this.consumer = Objects.requireNonNull(consumer, "consumer");
@@ -351,6 +376,27 @@ public final class IdempotentKafkaConsumer implements AutoCloseable {
          */
         public Builder onOwnDeadLetter(java.util.function.Consumer<String> listener) {
             this.onOwnDeadLetter = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /**
+         * Where the consumer's dead letters are marked, so that a record delivered again after its
+         * dead letter was acknowledged (a consumer killed before it committed the offset) is not
+         * published to the dead-letter topic a second time, with or without a message id; default
+         * none. The marks are rows of the inbox table ({@link DeadLetterMarks}, under the consumer's
+         * name): pass the data source of the consumer's inbox. Each dead letter costs one INSERT
+         * before it is published; a record found marked already (delivered again after a crash, or
+         * after a publish that failed) is published only when a {@link DeadLetterLookup} on the
+         * consumer settings does not find its dead letter on the topic. Records that are not
+         * dead-lettered cost nothing. The record delivered again still goes to the consumer
+         * (whose inbox drops it if it was processed); only when it ends dead-lettered again does the
+         * mark keep it off the dead-letter topic.
+         *
+         * @param marks the marks
+         * @return this builder
+         */
+        public Builder deadLetterMarks(DeadLetterMarks marks) {
+            this.deadLetterMarks = Objects.requireNonNull(marks, "marks");
             return this;
         }
 

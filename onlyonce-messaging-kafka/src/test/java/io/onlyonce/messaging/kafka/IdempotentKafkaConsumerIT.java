@@ -267,4 +267,29 @@ class IdempotentKafkaConsumerIT {
         assertThat(a.duplicates() + b.duplicates()).as("offsets committed when partitions were revoked").isZero();
         assertThat(a.rebalances()).isGreaterThanOrEqualTo(2);
     }
+
+    @Test
+    void staticMembershipGivesEachThreadAnInstanceIdOfItsOwn() throws Exception {
+        String topic = kafka.newTopic("static", 2);
+        String name = KafkaCluster.unique("static");
+        Map<String, Object> config = kafka.consumerConfig();
+        config.put("group.instance.id", name + "-host-a");
+        IdempotentKafkaConsumer consumer = IdempotentKafkaConsumer.builder(database.consumer(name), config,
+                kafka.producerConfig()).topic(topic).threads(2).build();
+        consumers.add(consumer);
+        consumer.start();
+        List<OutboxMessage> messages = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            messages.add(new OutboxMessage(name + "-" + i, topic, "t", name + "-b" + i, Map.of("key", "k" + i)));
+        }
+        publish(messages.toArray(OutboxMessage[]::new));
+        KafkaCluster.await("everything consumed and committed", Duration.ofSeconds(30),
+                () -> kafka.fullyCommitted(name, topic));
+
+        assertThat(database.count("SELECT COUNT(*) FROM effects WHERE business_id LIKE '" + name + "-b%'")).isEqualTo(20);
+        List<String> instances = kafka.admin.describeConsumerGroups(List.of(name)).all().get(10, TimeUnit.SECONDS)
+                .get(name).members().stream().map(member -> member.groupInstanceId().orElse("none")).sorted().toList();
+        assertThat(instances).as("one member per thread, none fenced").containsExactly(name + "-host-a-1",
+                name + "-host-a-2");
+    }
 }

@@ -30,6 +30,11 @@ public final class InboxSql {
         return "SELECT 1 FROM " + TABLE + " WHERE consumer = ? AND message_id = ?";
     }
 
+    /** The time (consumer, message id) was recorded, when present. */
+    public String markedAt() {
+        return "SELECT processed_at_ms FROM " + TABLE + " WHERE consumer = ? AND message_id = ?";
+    }
+
     /**
      * Deletes one batch of rows processed at least {@code ?} ms ago (parameter 1; again as parameter
      * 2 on PostgreSQL), at most {@code ?} rows (the last parameter).

@@ -189,6 +189,22 @@ class OnlyOnceAutoConfigurationTest {
     }
 
     @Test
+    void aRandomTokenSecretIsWarnedOfOnceAndOnlyWhenATokenIsIssued(CapturedOutput output) {
+        web.withPropertyValues("onlyonce.token.secrets=").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(output).as("an application that issues no token is not told about the secret")
+                    .doesNotContain("onlyonce.token.secrets is not set");
+            TokenService tokens = context.getBean(TokenService.class);
+            tokens.issue("alice", "seckill");
+            tokens.issue("bob", "seckill");
+            assertThat(output).containsOnlyOnce("onlyonce.token.secrets is not set: one-time tokens are signed with a"
+                    + " random secret of this instance only");
+        });
+        web.run(context -> context.getBean(TokenService.class).issue("carol", "seckill"));
+        assertThat(output).as("a token issued with a secret adds nothing").containsOnlyOnce("onlyonce.token.secrets is not set");
+    }
+
+    @Test
     void withTokensDisabledThereIsNoTokenEndpoint() {
         web.withPropertyValues("onlyonce.token.enabled=false").run(context -> {
             assertThat(context).hasNotFailed();

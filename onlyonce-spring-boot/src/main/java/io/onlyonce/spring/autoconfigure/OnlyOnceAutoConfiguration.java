@@ -214,6 +214,7 @@ public class OnlyOnceAutoConfiguration {
         for (String secret : properties.token().secrets()) {
             secrets.add(secret.getBytes(StandardCharsets.UTF_8));
         }
+        boolean randomSecret = false;
         if (secrets.isEmpty()) {
             // a shared store without secrets: the validator refuses every TOKEN method, and the
             // token endpoint is not registered; the random secret then signs nothing
@@ -226,13 +227,16 @@ public class OnlyOnceAutoConfiguration {
                         + " @Idempotent(strategy = TOKEN), set onlyonce.token.secrets (at least 32 bytes, the same on"
                         + " every instance).", properties.store().name().toLowerCase(java.util.Locale.ROOT));
             } else if (properties.token().enabled()) {
-                log.warn("onlyonce.token.secrets is not set: tokens are signed with a random secret of this instance"
-                        + " only, and become invalid when it restarts");
+                // said when the first token is issued: an application that uses no tokens is not told
+                randomSecret = true;
             }
         }
         TokenStore guarded = properties.circuitBreaker().enabled()
                 ? new CircuitBreakerTokenStore(store, breakers.circuitBreaker(TOKEN_BREAKER))
                 : store;
+        if (randomSecret) {
+            guarded = new RandomSecretWarning(guarded);
+        }
         return new TokenService(guarded, new TokenConfig(properties.token().ttl(), secrets), clock(clock));
     }
 

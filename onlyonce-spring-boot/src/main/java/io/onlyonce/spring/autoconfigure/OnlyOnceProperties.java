@@ -349,6 +349,11 @@ public record OnlyOnceProperties(
      * @param replicationFactor The replication factor of a topic created at start-up.
      * @param maxDeliveries How many times a consumer's message is delivered before it is dead-lettered.
      * @param retryDelay How long a consumer waits before a message it could not process is delivered again.
+     * @param groupInstanceId The static group membership (group.instance.id) of this application
+     *     instance's Kafka consumers and OnlyOnce listener containers, so that one restarted after a
+     *     kill gets its partitions back at once instead of after the group's session timeout: unique per
+     *     instance and the same across its restarts; each consumer thread and container gets its own
+     *     id from it. Empty: none.
      */
     public record Kafka(
             @DefaultValue("10s") Duration sendTimeout,
@@ -356,6 +361,7 @@ public record OnlyOnceProperties(
             @DefaultValue("3") int partitions,
             @DefaultValue("1") short replicationFactor,
             @DefaultValue("10") int maxDeliveries,
-            @DefaultValue("1s") Duration retryDelay) {
+            @DefaultValue("1s") Duration retryDelay,
+            @DefaultValue("") String groupInstanceId) {
     }
 }

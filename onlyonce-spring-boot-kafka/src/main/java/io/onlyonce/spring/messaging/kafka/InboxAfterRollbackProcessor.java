@@ -44,7 +44,9 @@ import org.springframework.kafka.listener.MessageListenerContainer;
  * names, and when the exception names none the whole batch is dead-lettered when the policy says so.
  * A dead-lettered record is left out of the next delivery of its batch. A dead-letter publish that
  * fails delivers the records again, and the next failure tries the dead-letter topic again: nothing
- * is lost. Attempts are counted in memory per group and partition, for the record that holds it.
+ * is lost. Attempts are counted in memory per group and partition, for the record that holds it. A
+ * record dead-lettered before, by this application or by one that stopped or died before it
+ * committed the record's offset, is not published again ({@link KafkaDeadLetters}' marks).
  */
 public final class InboxAfterRollbackProcessor implements AfterRollbackProcessor<Object, Object> {
 
@@ -142,7 +144,7 @@ public final class InboxAfterRollbackProcessor implements AfterRollbackProcessor
         }
         List<ConsumerRecord<Object, Object>> records = new ArrayList<>();
         for (ConsumerRecord<Object, Object> record : failed != null ? List.of(failed) : list) {
-            if (!interceptor.leftOut(record)) {
+            if (!interceptor.leftOut(record, consumer)) {
                 records.add(record);
             }
         }
@@ -162,7 +164,7 @@ public final class InboxAfterRollbackProcessor implements AfterRollbackProcessor
         try {
             for (ConsumerRecord<Object, Object> record : records) {
                 if (batch) {
-                    interceptor.skipOnRedelivery(record);
+                    interceptor.skipOnRedelivery(record, consumer);
                 }
                 deadLetters.publish(record, consumer, exception, reason);
                 sent.add(record);
@@ -170,7 +172,7 @@ public final class InboxAfterRollbackProcessor implements AfterRollbackProcessor
         } catch (RuntimeException e) {
             for (ConsumerRecord<Object, Object> record : records) {
                 if (batch && !sent.contains(record)) {
-                    interceptor.forget(record);
+                    interceptor.forget(record, consumer);
                 }
             }
             failures.put(holder(consumer, counted), new Failures(counted.offset(), policy.maxDeliveries() - 1));

@@ -40,6 +40,11 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * a batch listener the duplicates, the unusable records and the records already dead-lettered after
  * a failed batch are taken out of the batch handed on.
  *
+ * <p>A record that is dead-lettered is marked in the inbox table first ({@link KafkaDeadLetters}), so
+ * that it reaches the dead-letter topic once per group also when it is delivered again after a
+ * restart or a kill; within a running application a batch's dead-lettered records are also kept in
+ * memory, per group, to leave them out of the batch's next delivery without asking the database.
+ *
  * <p>The row commits or rolls back with whatever the listener writes through the same
  * {@code DataSource}: an exception from the listener rolls both back, and the
  * {@link InboxAfterRollbackProcessor} asks the policy whether the record is delivered again or
@@ -55,7 +60,8 @@ public final class KafkaInboxInterceptor implements RecordInterceptor<Object, Ob
     private final KafkaDeadLetters deadLetters;
     private final OutcomeRecorder recorder;
     private final DeliveryPolicy policy;
-    private final Set<RecordPosition> deadLettered = ConcurrentHashMap.newKeySet();
+    /** The records of batches dead-lettered and left out until a delivery without them commits, per group. */
+    private final Set<LeftOut> deadLettered = ConcurrentHashMap.newKeySet();
 
     /** What the inbox step made of a record. */
     private enum Admission { ADMITTED, DUPLICATE, DEAD_LETTERED }
@@ -94,7 +100,7 @@ public final class KafkaInboxInterceptor implements RecordInterceptor<Object, Ob
         for (TopicPartition partition : records.partitions()) {
             List<ConsumerRecord<Object, Object>> list = new ArrayList<>();
             for (ConsumerRecord<Object, Object> record : records.records(partition)) {
-                RecordPosition position = RecordPosition.of(record);
+                LeftOut position = new LeftOut(group, RecordPosition.of(record));
                 if (deadLettered.contains(position)) {
                     leaveOutUntilCommitted(position);
                     continue;
@@ -122,7 +128,7 @@ public final class KafkaInboxInterceptor implements RecordInterceptor<Object, Ob
      * transaction that left it out commits (its offset is committed after it), so that a batch rolled
      * back again does not dead-letter it twice.
      */
-    private void leaveOutUntilCommitted(RecordPosition position) {
+    private void leaveOutUntilCommitted(LeftOut position) {
         if (TransactionSynchronizationManager.isSynchronizationActive()) {
             TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
                 @Override
@@ -135,19 +141,19 @@ public final class KafkaInboxInterceptor implements RecordInterceptor<Object, Ob
         }
     }
 
-    /** Marks {@code record} dead-lettered: the next delivery of its batch leaves it out. */
-    void skipOnRedelivery(ConsumerRecord<?, ?> record) {
-        deadLettered.add(RecordPosition.of(record));
+    /** Marks {@code record} dead-lettered by {@code consumer}'s group: the next delivery of its batch leaves it out. */
+    void skipOnRedelivery(ConsumerRecord<?, ?> record, Consumer<?, ?> consumer) {
+        deadLettered.add(new LeftOut(groupId(consumer), RecordPosition.of(record)));
     }
 
     /** Forgets {@code record}'s mark (its dead-lettering failed). */
-    void forget(ConsumerRecord<?, ?> record) {
-        deadLettered.remove(RecordPosition.of(record));
+    void forget(ConsumerRecord<?, ?> record, Consumer<?, ?> consumer) {
+        deadLettered.remove(new LeftOut(groupId(consumer), RecordPosition.of(record)));
     }
 
-    /** Whether {@code record} is left out of its batch's next delivery (it was dead-lettered). */
-    boolean leftOut(ConsumerRecord<?, ?> record) {
-        return deadLettered.contains(RecordPosition.of(record));
+    /** Whether {@code record} is left out of its batch's next delivery to {@code consumer}'s group (it was dead-lettered). */
+    boolean leftOut(ConsumerRecord<?, ?> record, Consumer<?, ?> consumer) {
+        return deadLettered.contains(new LeftOut(groupId(consumer), RecordPosition.of(record)));
     }
 
     private Admission admit(ConsumerRecord<Object, Object> record, Consumer<Object, Object> consumer, String group) {
@@ -221,6 +227,10 @@ public final class KafkaInboxInterceptor implements RecordInterceptor<Object, Ob
         static RecordPosition of(ConsumerRecord<?, ?> record) {
             return new RecordPosition(record.topic(), record.partition(), record.offset());
         }
+    }
+
+    /** A record of a group's batch left out of its deliveries. */
+    private record LeftOut(String group, RecordPosition position) {
     }
 
     /** Why a record was dead-lettered without reaching the listener: the policy's reason and where the record sits. */

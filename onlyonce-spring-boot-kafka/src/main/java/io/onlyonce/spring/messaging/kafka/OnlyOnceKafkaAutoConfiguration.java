@@ -1,8 +1,10 @@
 package io.onlyonce.spring.messaging.kafka;
 
+import io.onlyonce.messaging.DeadLetterMarks;
 import io.onlyonce.messaging.DeliveryPolicy;
 import io.onlyonce.messaging.JdbcInbox;
 import io.onlyonce.messaging.MessageTransport;
+import io.onlyonce.messaging.kafka.DeadLetterLookup;
 import io.onlyonce.messaging.kafka.IdempotentKafkaConsumer;
 import io.onlyonce.messaging.kafka.KafkaMessageTransport;
 import io.onlyonce.messaging.kafka.KafkaTopics;
@@ -209,12 +211,44 @@ public class OnlyOnceKafkaAutoConfiguration {
         return (Serializer<Object>) (Serializer<?>) new StringSerializer();
     }
 
+    /**
+     * Which records OnlyOnce's Kafka consumers and listeners dead-lettered, in the inbox table, so that
+     * a record delivered again after a restart or a kill is not published to its {@code .DLT} again.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    DeadLetterMarks onlyOnceDeadLetterMarks(DataSource dataSource, MessagingDatabase messagingDatabase) {
+        return new DeadLetterMarks(dataSource, messagingDatabase.dialect());
+    }
+
+    /**
+     * The dead letters of the listener factories, marked in the inbox table when the Kafka module
+     * (its {@code DeadLetterLookup}) is on the class path; without it, in memory as before.
+     */
     @Bean
     @ConditionalOnMissingBean
     KafkaDeadLetters onlyOnceKafkaDeadLetters(KafkaTemplate<Object, Object> onlyOnceKafkaDeadLetterTemplate,
-            OnlyOnceProperties properties, OnlyOnceStatistics statistics) {
-        return new KafkaDeadLetters(onlyOnceKafkaDeadLetterTemplate, properties.messaging().kafka().sendTimeout(),
-                statistics);
+            OnlyOnceProperties properties, OnlyOnceStatistics statistics, DeadLetterMarks marks, KafkaSettings kafka) {
+        Duration timeout = properties.messaging().kafka().sendTimeout();
+        if (!ClassUtils.isPresent(LOOKUP, OnlyOnceKafkaAutoConfiguration.class.getClassLoader())) {
+            return new KafkaDeadLetters(onlyOnceKafkaDeadLetterTemplate, timeout, statistics);
+        }
+        return new KafkaDeadLetters(onlyOnceKafkaDeadLetterTemplate, timeout, statistics, marks,
+                ModuleLookup.of(kafka.consumer(), timeout));
+    }
+
+    /** The Kafka module's dead-letter lookup, named so that the factories run without the module. */
+    static final String LOOKUP = "io.onlyonce.messaging.kafka.DeadLetterLookup";
+
+    /** Loaded only when the Kafka module is on the class path. */
+    static final class ModuleLookup {
+
+        private ModuleLookup() {
+        }
+
+        static KafkaDeadLetters.Finder of(Map<String, Object> consumer, Duration timeout) {
+            return new DeadLetterLookup(consumer, timeout)::contains;
+        }
     }
 
     /** For {@code @KafkaListener(containerFactory = "onlyOnceKafkaListenerContainerFactory")}: one record at a time. */
@@ -304,8 +338,17 @@ public class OnlyOnceKafkaAutoConfiguration {
         overrides.putAll(container.getKafkaConsumerProperties());
         overrides.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         container.setKafkaConsumerProperties(overrides);
+        String instance = groupInstanceId(kafka);
         factory.setContainerCustomizer(c -> {
             c.setInterceptBeforeTx(false);
+            if (instance != null) {
+                // its own copy: the factory's properties are shared by every container it makes;
+                // Spring Kafka appends -<n> for each of the container's consumers
+                Properties own = new Properties();
+                own.putAll(c.getContainerProperties().getKafkaConsumerProperties());
+                own.setProperty(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instance + "-" + containerName(c, instance));
+                c.getContainerProperties().setKafkaConsumerProperties(own);
+            }
             if (batch) {
                 Object listener = c.getContainerProperties().getMessageListener();
                 if (!(listener instanceof BatchMessageListener<?, ?> batchListener)) {
@@ -324,6 +367,40 @@ public class OnlyOnceKafkaAutoConfiguration {
             }
         });
         return factory;
+    }
+
+    /**
+     * {@code onlyonce.messaging.kafka.group-instance-id}, checked: null when empty.
+     *
+     * @throws OnlyOnceConfigurationException when Kafka would refuse it
+     */
+    static @Nullable String groupInstanceId(OnlyOnceProperties.Kafka kafka) {
+        String id = kafka.groupInstanceId() == null ? "" : kafka.groupInstanceId().trim();
+        if (id.isEmpty()) {
+            return null;
+        }
+        if (id.length() > 200 || !id.matches("[a-zA-Z0-9._-]+")) {
+            throw new OnlyOnceConfigurationException("onlyonce.messaging.kafka.group-instance-id=" + id
+                    + " is not a Kafka group instance id: at most 200 of the characters a-z, A-Z, 0-9, '.', '_', '-'",
+                    "Set it to a name unique per application instance and stable across its restarts,"
+                            + " such as the host name and port, or leave it empty.");
+        }
+        return id;
+    }
+
+    /**
+     * The container's listener id as a group instance id may hold it after {@code instance}: its
+     * characters outside Kafka's replaced, its end kept when too long.
+     */
+    private static String containerName(org.springframework.kafka.listener.MessageListenerContainer container,
+            String instance) {
+        String id = container.getListenerId();
+        if (id == null || id.isBlank()) {
+            id = "listener";
+        }
+        String name = id.replaceAll("[^a-zA-Z0-9._-]", "_");
+        int room = 240 - instance.length() - 1; // Kafka allows 249; Spring Kafka appends -<n>
+        return name.length() <= room ? name : name.substring(name.length() - room);
     }
 
     /** The Kafka transport: the relay publishes on an idempotent producer of its own made from {@code spring.kafka.*}. */
@@ -348,7 +425,8 @@ public class OnlyOnceKafkaAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "onlyOnceKafkaConsumers")
         SmartLifecycle onlyOnceKafkaConsumers(MessageConsumers consumers, ObjectProvider<ConsumerDefinition> definitions,
-                KafkaSettings kafka, OnlyOnceProperties properties, OnlyOnceStatistics statistics) {
+                KafkaSettings kafka, OnlyOnceProperties properties, OnlyOnceStatistics statistics,
+                DeadLetterMarks marks) {
             List<ConsumerDefinition> all = definitions.orderedStream().toList();
             OnlyOnceProperties.Kafka settings = properties.messaging().kafka();
             List<IdempotentKafkaConsumer> kafkaConsumers = new ArrayList<>();
@@ -358,6 +436,11 @@ public class OnlyOnceKafkaAutoConfiguration {
                     createConsumerTopics(all, settings, kafka.admin());
                 }
                 Map<String, Object> consumerConfig = kafka.consumer();
+                String instance = groupInstanceId(settings);
+                if (instance != null) {
+                    // one per group, each thread its own (the consumer appends -<thread>)
+                    consumerConfig.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instance);
+                }
                 Map<String, Object> producerConfig = kafka.producer();
                 for (ConsumerDefinition definition : all) {
                     kafkaConsumers.add(IdempotentKafkaConsumer.builder(consumers.named(definition.name()),
@@ -368,6 +451,7 @@ public class OnlyOnceKafkaAutoConfiguration {
                             .maxDeliveries(settings.maxDeliveries())
                             .retryDelay(settings.retryDelay())
                             .threads(properties.messaging().consumer().workers())
+                            .deadLetterMarks(marks)
                             // what the consumer dead-letters itself (its MessageConsumer counts its own)
                             .onOwnDeadLetter(reason -> statistics.record(MessageLayerCounting.LAYER, "dead_lettered",
                                     "consumer " + definition.name()))

@@ -146,6 +146,7 @@ class KafkaListenerPolicyIT {
         arguments.addAll(List.of("--onlyonce.messaging.transport=kafka", "--onlyonce.messaging.kafka.partitions=1",
                 "--onlyonce.messaging.consumer.workers=1", "--onlyonce.messaging.consumer.max-attempts=3",
                 "--onlyonce.messaging.kafka.retry-delay=100ms",
+                "--onlyonce.messaging.kafka.group-instance-id=host-" + run,
                 "--test.plain=" + plain, "--test.record=" + record, "--test.batch=" + batch,
                 "--test.plain-topic=" + topics.get(plain), "--test.record-topic=" + topics.get(record),
                 "--test.batch-topic=" + topics.get(batch)));
@@ -189,6 +190,18 @@ class KafkaListenerPolicyIT {
             assertThat(CALLS.get(consumer + ":m6")).as(consumer + ": the permanent failure, once").hasValue(1);
             assertThat(CALLS).as(consumer + ": the unusable records never reach the handler")
                     .doesNotContainKeys(consumer + ":null", consumer + ":bad id");
+        }
+        // static membership: each group's one consumer has an instance id of its own made from the property
+        try (var admin = KafkaTestSupport.admin()) {
+            Map<String, List<String>> instances = new TreeMap<>();
+            admin.describeConsumerGroups(List.of(plain, record, batch)).all().get(30, TimeUnit.SECONDS)
+                    .forEach((group, description) -> instances.put(group, description.members().stream()
+                            .map(member -> member.groupInstanceId().orElse("none")).toList()));
+            assertThat(instances.get(plain)).containsExactly("host-" + run + "-1");
+            assertThat(instances.get(record)).singleElement().asString().startsWith("host-" + run + "-")
+                    .endsWith("-0");
+            assertThat(instances.get(batch)).singleElement().asString().startsWith("host-" + run + "-")
+                    .endsWith("-0").isNotEqualTo(instances.get(record).get(0));
         }
         assertThat(CALLS.get(plain + ":m1")).hasValue(1);
         assertThat(CALLS.get(record + ":m1")).hasValue(1);

@@ -4,11 +4,13 @@ import static io.onlyonce.spring.messaging.kafka.KafkaTestSupport.header;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.onlyonce.messaging.PermanentMessageFailure;
 import io.onlyonce.spring.metrics.OnlyOnceStatistics;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -40,7 +42,13 @@ class KafkaListenersIT {
     private @Nullable String database;
     private final String run = KafkaTestSupport.run();
 
-    /** The listeners: each writes one effect row per call, and fails for a value starting with "fail". */
+    /** While set, the listeners fail for the value "hold". */
+    static final AtomicBoolean HOLD = new AtomicBoolean();
+
+    /**
+     * The listeners: each writes one effect row per call, fails for a value starting with "fail" (and
+     * for "hold" while {@link #HOLD} is set), and refuses "reject" for good.
+     */
     @Component
     static class Listeners {
         final Map<String, AtomicInteger> recordCalls = new ConcurrentHashMap<>();
@@ -62,6 +70,9 @@ class KafkaListenersIT {
             if (record.value().startsWith("fail")) {
                 throw new IllegalStateException("the points service refused " + id);
             }
+            if (record.value().equals("reject")) {
+                throw new PermanentMessageFailure("order " + id + " cancelled");
+            }
         }
 
         @KafkaListener(topics = "${test.batch-topic}", groupId = "${test.batch-group}",
@@ -78,8 +89,12 @@ class KafkaListenersIT {
                     }
                 });
                 jdbc.update("INSERT INTO effects (listener, message_id) VALUES ('batch', ?)", id);
-                if (record.value().startsWith("fail")) {
+                if (record.value().startsWith("fail") || (record.value().equals("hold") && HOLD.get())) {
                     throw new BatchListenerFailedException("the points service refused " + id, record);
+                }
+                if (record.value().equals("reject")) {
+                    throw new BatchListenerFailedException("record " + id + " refused",
+                            new PermanentMessageFailure("order " + id + " cancelled"), record);
                 }
             }
         }
@@ -106,15 +121,7 @@ class KafkaListenersIT {
     void recordAndBatchListenersTakeEachMessageOnceRollBackFailuresAndDeadLetterThem() throws Exception {
         String recordTopic = "oo-it-" + run + "-orders";
         String batchTopic = "oo-it-" + run + "-payments";
-        KafkaTestSupport.createTopics(1, recordTopic, batchTopic);
-        database = KafkaTestSupport.newDatabase();
-        new JdbcTemplate(new org.springframework.jdbc.datasource.DriverManagerDataSource(
-                KafkaTestSupport.PG + database, "postgres", "")).execute(
-                "CREATE TABLE effects (listener VARCHAR(10), message_id VARCHAR(255))");
-        List<String> arguments = KafkaTestSupport.arguments(database);
-        arguments.addAll(List.of("--test.record-topic=" + recordTopic, "--test.batch-topic=" + batchTopic,
-                "--test.record-group=points-" + run, "--test.batch-group=ledger-" + run,
-                "--onlyonce.messaging.consumer.max-attempts=3", "--onlyonce.messaging.kafka.partitions=1"));
+        List<String> arguments = prepare(recordTopic, batchTopic, "points-" + run, "ledger-" + run, 3);
         running = new SpringApplicationBuilder(App.class).run(arguments.toArray(String[]::new));
         Listeners listeners = running.getBean(Listeners.class);
         JdbcTemplate jdbc = running.getBean(JdbcTemplate.class);
@@ -177,6 +184,69 @@ class KafkaListenersIT {
             assertThat(statistics.count("message", "dead_lettered")).isEqualTo(6);
             assertThat(statistics.count("message", "processed")).isEqualTo(8);
         });
+    }
+
+    /**
+     * A record listener's last record dead-lettered (its offset left uncommitted: nothing after it
+     * moves the group past it), and a batch whose id-less and refused records were dead-lettered
+     * while the rest keeps failing, when the application stops; started again, both are delivered
+     * again, and each record is on its dead-letter topic once.
+     */
+    @Test
+    void aRecordDeadLetteredBeforeARestartIsNotPublishedAgainAfterIt() throws Exception {
+        String recordTopic = "oo-it-" + run + "-refunds";
+        String batchTopic = "oo-it-" + run + "-settlements";
+        List<String> arguments = prepare(recordTopic, batchTopic, "refunds-" + run, "settlements-" + run, 1000);
+        HOLD.set(true);
+        try (KafkaProducer<String, String> producer = KafkaTestSupport.producer()) {
+            KafkaTestSupport.send(producer, recordTopic, "k1", "r1", "ok");
+            KafkaTestSupport.send(producer, recordTopic, "k2", "r2", "reject");
+            KafkaTestSupport.send(producer, batchTopic, "k1", null, "no id");
+            KafkaTestSupport.send(producer, batchTopic, "k2", "b2", "reject");
+            KafkaTestSupport.send(producer, batchTopic, "k3", "b3", "hold");
+        }
+        running = new SpringApplicationBuilder(App.class).run(arguments.toArray(String[]::new));
+        Listeners first = running.getBean(Listeners.class);
+        assertThat(KafkaTestSupport.readAll(recordTopic + ".DLT", 1, Duration.ofSeconds(30))).hasSize(1);
+        assertThat(KafkaTestSupport.readAll(batchTopic + ".DLT", 2, Duration.ofSeconds(30))).hasSize(2);
+        int held = first.batchCalls.get("b3").get();
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(first.batchCalls.get("b3").get()).as("the batch failing again after its dead letters")
+                        .isGreaterThan(held));
+        running.close();
+
+        HOLD.set(false);
+        running = new SpringApplicationBuilder(App.class).run(arguments.toArray(String[]::new));
+        Listeners second = running.getBean(Listeners.class);
+        JdbcTemplate jdbc = running.getBean(JdbcTemplate.class);
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+            assertThat(jdbc.queryForList("SELECT message_id FROM onlyonce_inbox WHERE consumer = ?", String.class,
+                    "settlements-" + run)).as("the batch committed after the restart").containsExactly("b3");
+            assertThat(second.recordCalls.get("r2")).as("the dead-lettered record delivered again").hasValue(1);
+            assertThat(second.batchCalls.get("b2")).as("the refused record of the batch delivered again").hasValue(1);
+        });
+        assertThat(KafkaTestSupport.readAll(recordTopic + ".DLT", 2, Duration.ofSeconds(5)))
+                .extracting(ConsumerRecord::key).as("each record once on the dead-letter topic").containsExactly("k2");
+        assertThat(KafkaTestSupport.readAll(batchTopic + ".DLT", 3, Duration.ofSeconds(5)))
+                .extracting(ConsumerRecord::key).as("each record once on the dead-letter topic")
+                .containsExactlyInAnyOrder("k1", "k2");
+        assertThat(jdbc.queryForList("SELECT message_id FROM effects WHERE listener = 'record'", String.class))
+                .as("the record before the dead letter, once").containsExactly("r1");
+    }
+
+    /** The topics, a database with the effects table, and the application's arguments for them. */
+    private List<String> prepare(String recordTopic, String batchTopic, String recordGroup, String batchGroup,
+            int maxAttempts) throws Exception {
+        KafkaTestSupport.createTopics(1, recordTopic, batchTopic);
+        database = KafkaTestSupport.newDatabase();
+        new JdbcTemplate(new org.springframework.jdbc.datasource.DriverManagerDataSource(
+                KafkaTestSupport.PG + database, "postgres", "")).execute(
+                "CREATE TABLE effects (listener VARCHAR(10), message_id VARCHAR(255))");
+        List<String> arguments = KafkaTestSupport.arguments(database);
+        arguments.addAll(List.of("--test.record-topic=" + recordTopic, "--test.batch-topic=" + batchTopic,
+                "--test.record-group=" + recordGroup, "--test.batch-group=" + batchGroup,
+                "--onlyonce.messaging.consumer.max-attempts=" + maxAttempts, "--onlyonce.messaging.kafka.partitions=1"));
+        return arguments;
     }
 
     private static void assertDeadLetters(List<ConsumerRecord<String, String>> dead) {

@@ -85,6 +85,17 @@ class KafkaMessagingAutoConfigurationTest {
     }
 
     @Test
+    void aGroupInstanceIdThatKafkaWouldRefuseFailsStartUpNamingTheProperty() {
+        runner.withPropertyValues("onlyonce.messaging.kafka.group-instance-id=host a:8080").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause()
+                    .hasMessageContaining("onlyonce.messaging.kafka.group-instance-id=host a:8080");
+        });
+        runner.withPropertyValues("onlyonce.messaging.kafka.group-instance-id=").run(context ->
+                assertThat(context).as("empty: no static membership").hasNotFailed());
+    }
+
+    @Test
     void transportKafkaPublishesThroughKafka() {
         runner.withPropertyValues("onlyonce.messaging.transport=kafka").run(context -> {
             assertThat(context).hasNotFailed();

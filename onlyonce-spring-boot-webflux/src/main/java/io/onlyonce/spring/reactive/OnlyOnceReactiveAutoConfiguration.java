@@ -118,9 +118,9 @@ public class OnlyOnceReactiveAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "onlyOnceAtomicWebFluxConfigurer")
         WebFluxConfigurer onlyOnceAtomicWebFluxConfigurer(CircuitBreakerAtomicExecutor executor, TokenService tokens,
-                OnlyOnceStatistics statistics) {
+                OnlyOnceStatistics statistics, ObservedDurations durations) {
             ReactiveAtomicIdempotencyArgumentResolver resolver =
-                    new ReactiveAtomicIdempotencyArgumentResolver(executor, tokens, statistics);
+                    new ReactiveAtomicIdempotencyArgumentResolver(executor, tokens, statistics, durations);
             return new WebFluxConfigurer() {
                 @Override
                 public void configureArgumentResolvers(ArgumentResolverConfigurer configurer) {

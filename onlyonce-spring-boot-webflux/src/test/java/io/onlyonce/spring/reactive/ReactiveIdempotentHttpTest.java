@@ -9,6 +9,7 @@ import ch.qos.logback.core.read.ListAppender;
 import io.onlyonce.IdempotencyKey;
 import io.onlyonce.spring.reactive.app.ReactiveOrderController;
 import io.onlyonce.spring.reactive.app.ReactiveTestApplication;
+import io.onlyonce.store.ClaimResult;
 import io.onlyonce.store.IdempotencyRecord;
 import io.onlyonce.store.RecordStatus;
 import java.io.OutputStream;
@@ -209,6 +210,30 @@ class ReactiveIdempotentHttpTest {
         assertThat(text(replay)).isEqualTo("done");
         assertThat(replay.headers().firstValue("Idempotent-Replayed")).contains("true");
         assertThat(executions.of("slow")).isEqualTo(1);
+    }
+
+    /**
+     * A holder 10 s into a 30 s lease, on endpoints that answer in milliseconds, is overdue (stuck, or
+     * its client went away after the work started): an annotated handler and a functional route both
+     * say when the lease ends, by the store's clock, instead of "retry in a second" for 20 s.
+     */
+    @Test
+    void anOverdueHolderIsAnsweredWithTheTimeItsLeaseHasLeftOnHandlersAndRoutes() {
+        for (String path : List.of("/orders", "/routes/orders")) {
+            String done = newKey();
+            assertThat(post(path, "alice", done, ORDER).statusCode()).isEqualTo(201);
+            IdempotencyRecord first = store.find(new IdempotencyKey("POST " + path + " alice", done)).orElseThrow();
+            String key = newKey();
+            assertThat(store.claim(new IdempotencyKey("POST " + path + " alice", key), first.fingerprint(),
+                    Duration.ofSeconds(30))).isInstanceOf(ClaimResult.Claimed.class);
+            store.clock().advance(Duration.ofSeconds(10));
+
+            HttpResponse<byte[]> duplicate = post(path, "alice", key, ORDER);
+            assertProblem(duplicate, 409, "idempotency-request-in-progress");
+            assertThat(duplicate.headers().firstValue("Retry-After")).as(path).hasValue("20");
+        }
+        assertThat(executions.of("orders")).isEqualTo(1);
+        assertThat(executions.of("route")).isEqualTo(1);
     }
 
     @Test

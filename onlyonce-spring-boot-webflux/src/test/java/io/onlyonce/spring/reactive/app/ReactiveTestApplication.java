@@ -11,6 +11,7 @@ import io.onlyonce.store.ClaimResult;
 import io.onlyonce.store.IdempotencyRecord;
 import io.onlyonce.store.IdempotencyStore;
 import io.onlyonce.store.OwnerToken;
+import io.onlyonce.testing.MutableClock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -59,11 +60,15 @@ public class ReactiveTestApplication {
         return new Executions();
     }
 
-    /** On {@code onlyonce.store=memory}: the store tests can take down. */
+    /**
+     * On {@code onlyonce.store=memory}: the store tests can take down, on a clock of its own that
+     * stands still until a test moves it (not a {@code Clock} bean: the rest of the application keeps
+     * the system clock).
+     */
     @Bean
     @ConditionalOnProperty(name = "onlyonce.store", havingValue = "memory")
     SwitchableStore switchableStore() {
-        return new SwitchableStore(new InMemoryIdempotencyStore());
+        return new SwitchableStore(MutableClock.startingNow());
     }
 
     @Bean
@@ -96,12 +101,19 @@ public class ReactiveTestApplication {
 
     /** The in-memory store (asynchronous itself), which a test can take down. */
     public static final class SwitchableStore implements IdempotencyStore, AsyncIdempotencyStore {
+        private final MutableClock clock;
         private final InMemoryIdempotencyStore delegate;
         private final AtomicInteger asyncCalls = new AtomicInteger();
         private volatile boolean down;
 
-        SwitchableStore(InMemoryIdempotencyStore delegate) {
-            this.delegate = delegate;
+        SwitchableStore(MutableClock clock) {
+            this.clock = clock;
+            this.delegate = new InMemoryIdempotencyStore(clock, 1_000_000);
+        }
+
+        /** The store's clock, which only tests move. */
+        public MutableClock clock() {
+            return clock;
         }
 
         public void down(boolean down) {

@@ -247,8 +247,9 @@ public class OnlyOnceWebMvcAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "onlyOnceAtomicWebMvcConfigurer")
         WebMvcConfigurer onlyOnceAtomicWebMvcConfigurer(ObjectProvider<CircuitBreakerAtomicExecutor> executor,
-                TokenService tokens, OnlyOnceStatistics statistics) {
-            AtomicIdempotencyArgumentResolver resolver = new AtomicIdempotencyArgumentResolver(executor, tokens, statistics);
+                TokenService tokens, OnlyOnceStatistics statistics, ObservedDurations durations) {
+            AtomicIdempotencyArgumentResolver resolver =
+                    new AtomicIdempotencyArgumentResolver(executor, tokens, statistics, durations);
             return new WebMvcConfigurer() {
                 @Override
                 public void addArgumentResolvers(List<HandlerMethodArgumentResolver> resolvers) {

@@ -104,9 +104,9 @@ public final class OnlyOnceHandlerFilters {
 
         @Override
         public Mono<Void> writeTo(ServerWebExchange exchange, Context context) {
-            return idempotency.protect(exchange, settings, endpoint(exchange), false, held -> next
+            return idempotency.protect(exchange, settings, endpoint(exchange), false, held -> HandlerStart.run(held, () -> next
                     .handle(ServerRequest.from(request).body(held.getRequest().getBody()).build())
-                    .flatMap(response -> response.writeTo(held, context)));
+                    .flatMap(response -> response.writeTo(held, context))));
         }
     }
 

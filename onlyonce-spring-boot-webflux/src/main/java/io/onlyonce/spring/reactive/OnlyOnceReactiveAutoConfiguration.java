@@ -84,8 +84,15 @@ public class OnlyOnceReactiveAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     OnlyOnceWebFilter onlyOnceWebFilter(ReactiveIdempotency idempotency, MethodSettings.Factory settings,
-            ObjectProvider<RequestMappingHandlerMapping> mappings) {
-        return new OnlyOnceWebFilter(idempotency, settings, mappings);
+            ObjectProvider<RequestMappingHandlerMapping> mappings, ObjectProvider<OnlyOnceHandlerStartFilter> starts) {
+        return new OnlyOnceWebFilter(idempotency, settings, mappings, starts);
+    }
+
+    /** Marks where an {@code @Idempotent} handler begins: a request cancelled before it releases its key. */
+    @Bean
+    @ConditionalOnMissingBean
+    OnlyOnceHandlerStartFilter onlyOnceHandlerStartFilter() {
+        return new OnlyOnceHandlerStartFilter();
     }
 
     @Bean

@@ -36,6 +36,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -81,8 +82,12 @@ import reactor.core.scheduler.Schedulers;
  * <li>an empty {@code Mono} is an answer like any other (the status and an empty body): recorded,
  * and replayed to a retry;</li>
  * <li>an error signal releases the key (unless the method keeps it), so a retry runs;</li>
- * <li>a client that goes away (cancellation) while the handler runs leaves the key to its lease:
- * the work may have run in part, so it is neither released nor completed without an answer;</li>
+ * <li>a client that goes away (cancellation) before the handler began (while the key was being
+ * claimed, or a later web filter or a slow step before the handler still held the request) had
+ * nothing run: its key is released, so a retry runs at once, and a consumed token is given back
+ * ({@link HandlerStart});</li>
+ * <li>a client that goes away while the handler runs leaves the key to its lease: the work may have
+ * run in part, so it is neither released nor completed without an answer;</li>
  * <li>a streamed answer ({@code Flux}) is passed through as written, and its key completed without
  * a response once it ended: a retry is told that the response was not kept.</li>
  * </ul>
@@ -203,11 +208,14 @@ public final class ReactiveIdempotency {
                         return selfDecided(withBody(exchange, body.bytes()),
                                 new SelfDecidedRequest(endpoint, key, fingerprint, null, method.config()), proceed);
                     }
-                    return Mono.fromCompletionStage(() -> engine.admitAsync(key, fingerprint, method.config()))
+                    HandlerStart start = new HandlerStart(endpoint, null);
+                    start.attachTo(exchange);
+                    return admit(key, fingerprint, method, start)
                             .flatMap(admission -> admission instanceof AsyncAdmission.Admitted admitted
                                     ? run(withBody(exchange, body.bytes()), admitted.execution(), method, endpoint,
-                                            streamed, proceed, null)
-                                    : answer(exchange, ((AsyncAdmission.Decided) admission).outcome(), endpoint));
+                                            streamed, proceed, null, start)
+                                    : answer(exchange, ((AsyncAdmission.Decided) admission).outcome(), endpoint))
+                            .doOnCancel(start::cancelled);
                 }));
     }
 
@@ -258,13 +266,18 @@ public final class ReactiveIdempotency {
                                     });
                         }
                         Runnable onReleased = method.annotation().onFailure() == Idempotent.FailureMode.RETRYABLE ? giveBack : null;
-                        return Mono.fromCompletionStage(() -> engine.admitAsync(resultKey, fingerprint, method.config()))
+                        // cancelled before the handler began: nothing ran, so the token is given back too
+                        HandlerStart start = new HandlerStart(endpoint, () -> Schedulers.boundedElastic().schedule(giveBack));
+                        start.attachTo(exchange);
+                        return admit(resultKey, fingerprint, method, start)
                                 .flatMap(admission -> admission instanceof AsyncAdmission.Admitted admitted
-                                        ? run(exchange, admitted.execution(), method, endpoint, streamed, proceed, onReleased)
+                                        ? run(exchange, admitted.execution(), method, endpoint, streamed, proceed, onReleased,
+                                                start)
                                         // consumed, but the handler will not run (503): give it back, so the
                                         // retry the 503 asks for is not told "duplicate submission"
                                         : blocking(() -> { giveBack.run(); return Boolean.TRUE; })
-                                                .then(answer(exchange, ((AsyncAdmission.Decided) admission).outcome(), endpoint)));
+                                                .then(answer(exchange, ((AsyncAdmission.Decided) admission).outcome(), endpoint)))
+                                .doOnCancel(start::cancelled);
                     })
                     .onErrorResume(OnlyOnceRejection.class, refused -> problem(exchange, refused));
         });
@@ -407,34 +420,56 @@ public final class ReactiveIdempotency {
         }
     }
 
-    /** Runs the admitted handler, then records its answer and sends it; see the class comment for its pitfalls. */
+    /**
+     * Claims the key. The claim's answer is not dropped when the request is cancelled meanwhile:
+     * {@code start} then releases the key it claimed.
+     */
+    private Mono<AsyncAdmission> admit(IdempotencyKey key, Fingerprint fingerprint, MethodSettings method, HandlerStart start) {
+        return Mono.defer(() -> {
+            CompletableFuture<AsyncAdmission> admitting = AsyncIdempotencyStore
+                    .stage(() -> engine.admitAsync(key, fingerprint, method.config())).toCompletableFuture();
+            admitting.thenAccept(admission -> {
+                if (admission instanceof AsyncAdmission.Admitted admitted) {
+                    start.admitted(admitted.execution());
+                }
+            });
+            return Mono.fromFuture(admitting, true);
+        });
+    }
+
+    /**
+     * Runs the admitted handler, then records its answer and sends it; see the class comment for its
+     * pitfalls. A request cancelled before its handler began is {@code start}'s to release, and ends
+     * here without recording or sending anything.
+     */
     private Mono<Void> run(ServerWebExchange exchange, AsyncExecution execution, MethodSettings method, String endpoint,
-            boolean streamed, Function<ServerWebExchange, Mono<Void>> proceed, @Nullable Runnable onReleased) {
+            boolean streamed, Function<ServerWebExchange, Mono<Void>> proceed, @Nullable Runnable onReleased,
+            HandlerStart start) {
         if (!execution.isProtected()) {
             recorder.record(OutcomeRecorder.LAYER_BUSINESS, "store_error", endpoint);
         }
         recorder.record(OutcomeRecorder.LAYER_BUSINESS, "executed", endpoint);
-        long start = System.nanoTime();
+        long began = System.nanoTime();
         if (streamed) {
             return proceed.apply(exchange)
                     .then(Mono.just(Boolean.TRUE))
-                    .onErrorResume(failure -> failed(execution, failure, onReleased))
+                    .onErrorResume(failure -> start.finishing() ? failed(execution, failure, onReleased) : Mono.empty())
+                    .filter(ran -> start.finishing())
                     .flatMap(ran -> Mono.fromCompletionStage(() -> execution.completeWithoutResponse(status(exchange.getResponse()))))
                     .flatMap(executed -> released(executed, onReleased))
-                    .doOnCancel(() -> leftToLease(endpoint))
                     .then();
         }
         RecordingResponse recording = new RecordingResponse(exchange.getResponse());
         return proceed.apply(exchange.mutate().response(recording).build())
                 .then(Mono.just(Boolean.TRUE))
-                .onErrorResume(failure -> failed(execution, failure, onReleased))
+                .onErrorResume(failure -> start.finishing() ? failed(execution, failure, onReleased) : Mono.empty())
+                .filter(ran -> start.finishing())
                 .flatMap(ran -> {
-                    durations.record(endpoint, Duration.ofNanos(System.nanoTime() - start));
+                    durations.record(endpoint, Duration.ofNanos(System.nanoTime() - began));
                     return Mono.fromCompletionStage(() -> record(execution, method, recording));
                 })
                 .flatMap(executed -> released(executed, onReleased))
-                .doOnCancel(() -> leftToLease(endpoint))
-                .then(Mono.defer(recording::send));
+                .then(Mono.defer(() -> start.abandoned() ? Mono.<Void>empty() : recording.send()));
     }
 
     /**
@@ -455,10 +490,6 @@ public final class ReactiveIdempotency {
             return Mono.just(executed);
         }
         return blocking(() -> { onReleased.run(); return executed; });
-    }
-
-    private static void leftToLease(String endpoint) {
-        log.debug("a request to {} was cancelled while it ran: its key is left to its lease", endpoint);
     }
 
     /**

@@ -55,6 +55,8 @@ class ReactiveIdempotentHttpTest {
     @Autowired
     ReactiveOrderController controller;
     @Autowired
+    ReactiveTestApplication.HoldingFilter holding;
+    @Autowired
     OnlyOnceWebFilter webFilter;
     @Autowired
     ApplicationContext context;
@@ -68,6 +70,7 @@ class ReactiveIdempotentHttpTest {
     void storeUp() {
         store.down(false);
         controller.open();
+        holding.open();
     }
 
     @Test
@@ -282,22 +285,85 @@ class ReactiveIdempotentHttpTest {
     void aClientThatGoesAwayLeavesTheKeyToItsLeaseNeverCompletedWithoutAnAnswer() throws Exception {
         String key = newKey();
         int cancelledBefore = controller.cancelled();
-        byte[] body = ORDER.getBytes(StandardCharsets.UTF_8);
-        try (Socket socket = new Socket("127.0.0.1", port)) {
-            OutputStream out = socket.getOutputStream();
-            out.write(("POST /orders/slow HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
-                    + "Authorization: " + basic("alice") + "\r\nIdempotency-Key: " + key + "\r\nContent-Length: "
-                    + body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-            out.write(body);
-            out.flush();
-            await().atMost(Duration.ofSeconds(10)).until(() -> executions.of("slow") == 1);
-        }
+        hangUpOnce("/orders/slow", key, () -> executions.of("slow") == 1);
         await().atMost(Duration.ofSeconds(10)).until(() -> controller.cancelled() == cancelledBefore + 1);
         controller.open();
         Optional<IdempotencyRecord> record = store.find(new IdempotencyKey("POST /orders/slow alice", key));
         assertThat(record).hasValueSatisfying(r -> assertThat(r.status()).isEqualTo(RecordStatus.IN_PROGRESS));
         assertProblem(post("/orders/slow", "alice", key, ORDER), 409, "idempotency-request-in-progress");
         assertThat(executions.of("slow")).isEqualTo(1);
+    }
+
+    /**
+     * The key is claimed, then a web filter after OnlyOnce's holds the request (a slow step before the
+     * handler), and the client goes away: nothing ran, so the key is released and the retry runs at
+     * once instead of 409 for the rest of the lease; the abandoned request never reaches the handler.
+     */
+    @Test
+    void aClientThatGoesAwayBeforeTheHandlerBeganFreesItsKeyAndTheRetryRunsAtOnce() throws Exception {
+        String key = newKey();
+        IdempotencyKey record = new IdempotencyKey("POST /orders/held alice", key);
+        int heldBefore = holding.held();
+        holding.close();
+        try {
+            hangUpOnce("/orders/held", key, () -> holding.held() == heldBefore + 1 && store.find(record).isPresent());
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(store.find(record)).as("released").isEmpty());
+        } finally {
+            holding.open();
+        }
+        HttpResponse<byte[]> retry = post("/orders/held", "alice", key, ORDER);
+        assertThat(retry.statusCode()).as(text(retry)).isEqualTo(200);
+        assertThat(text(retry)).isEqualTo("held run 1");
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(executions.of("held")).isEqualTo(1);
+    }
+
+    /**
+     * A functional route whose client goes away while the key is being claimed: the claim that lands
+     * afterwards is released, the route never runs, and the retry runs at once.
+     */
+    @Test
+    void aClientThatGoesAwayWhileTheKeyIsClaimedFreesWhatTheClaimTookAndTheRouteNeverRuns() throws Exception {
+        String key = newKey();
+        IdempotencyKey record = new IdempotencyKey("POST /routes/orders alice", key);
+        Logger logger = (Logger) LoggerFactory.getLogger(HandlerStart.class);
+        ListAppender<ILoggingEvent> appender = new ListAppender<>();
+        appender.start();
+        logger.addAppender(appender);
+        ch.qos.logback.classic.Level level = logger.getLevel();
+        logger.setLevel(ch.qos.logback.classic.Level.DEBUG);
+        store.holdClaims(true);
+        try {
+            hangUpOnce("/routes/orders", key, () -> store.claimsHeld() == 1);
+            // the cancellation reached OnlyOnce while the claim was still waiting
+            await().atMost(Duration.ofSeconds(10)).until(() -> appender.list.stream().anyMatch(e -> e.getFormattedMessage()
+                    .equals("a request to POST /routes/orders was cancelled while its key was being claimed:"
+                            + " a claim it makes is released")));
+        } finally {
+            store.holdClaims(false);
+            store.answerClaims();
+            logger.detachAppender(appender);
+            logger.setLevel(level);
+        }
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(store.find(record)).as("released").isEmpty());
+        assertThat(executions.of("route")).isZero();
+        HttpResponse<byte[]> retry = post("/routes/orders", "alice", key, ORDER);
+        assertThat(retry.statusCode()).as(text(retry)).isEqualTo(201);
+        assertThat(executions.of("route")).isEqualTo(1);
+    }
+
+    /** Sends a JSON POST of alice with {@code key} on a socket of its own, and closes it once {@code until} holds. */
+    private void hangUpOnce(String path, String key, java.util.concurrent.Callable<Boolean> until) throws Exception {
+        byte[] body = ORDER.getBytes(StandardCharsets.UTF_8);
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST " + path + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                    + "Authorization: " + basic("alice") + "\r\nIdempotency-Key: " + key + "\r\nContent-Length: "
+                    + body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(body);
+            out.flush();
+            await().atMost(Duration.ofSeconds(10)).until(until);
+        }
     }
 
     @Test

@@ -70,6 +70,13 @@ public class ReactiveOrderController {
                 .doOnCancel(cancelled::incrementAndGet);
     }
 
+    /** Held back by {@link ReactiveTestApplication.HoldingFilter} before it is reached. */
+    @Idempotent
+    @PostMapping("/orders/held")
+    public Mono<String> held(@RequestBody String body) {
+        return Mono.fromSupplier(() -> "held run " + executions.next("held"));
+    }
+
     @Idempotent
     @ResponseStatus(HttpStatus.ACCEPTED)
     @PostMapping("/orders/empty")

@@ -13,17 +13,20 @@ import io.onlyonce.store.IdempotencyStore;
 import io.onlyonce.store.OwnerToken;
 import io.onlyonce.testing.MutableClock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.Ordered;
 import org.springframework.security.config.web.server.ServerHttpSecurity;
 import org.springframework.security.core.userdetails.MapReactiveUserDetailsService;
 import org.springframework.security.core.userdetails.User;
@@ -31,6 +34,11 @@ import org.springframework.security.web.server.SecurityWebFilterChain;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
 import org.springframework.web.reactive.function.server.ServerResponse;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 
 /** A WebFlux application with annotated and functional idempotent endpoints, HTTP basic users alice and bob. */
@@ -72,6 +80,57 @@ public class ReactiveTestApplication {
     }
 
     @Bean
+    HoldingFilter holdingFilter() {
+        return new HoldingFilter();
+    }
+
+    /**
+     * A web filter after OnlyOnce's (a slow step between the key's claim and the handler): holds
+     * {@code /orders/held} until a test lets it through.
+     */
+    public static final class HoldingFilter implements WebFilter, Ordered {
+        private final AtomicInteger holding = new AtomicInteger();
+        private volatile Sinks.Empty<Void> gate = opened();
+
+        private static Sinks.Empty<Void> opened() {
+            Sinks.Empty<Void> open = Sinks.empty();
+            open.tryEmitEmpty();
+            return open;
+        }
+
+        /** How many requests it has held so far. */
+        public int held() {
+            return holding.get();
+        }
+
+        /** Holds the requests that come from now on. */
+        public void close() {
+            gate = Sinks.empty();
+        }
+
+        /** Lets the held requests and all later ones through. */
+        public void open() {
+            gate.tryEmitEmpty();
+        }
+
+        @Override
+        public int getOrder() {
+            return 0;
+        }
+
+        @Override
+        public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+            if (!exchange.getRequest().getURI().getPath().equals("/orders/held")) {
+                return chain.filter(exchange);
+            }
+            return Mono.defer(() -> {
+                holding.incrementAndGet();
+                return gate.asMono();
+            }).then(Mono.defer(() -> chain.filter(exchange)));
+        }
+    }
+
+    @Bean
     SecurityWebFilterChain security(ServerHttpSecurity http) {
         return http.csrf(ServerHttpSecurity.CsrfSpec::disable)
                 .authorizeExchange(exchanges -> exchanges.anyExchange().authenticated())
@@ -104,7 +163,9 @@ public class ReactiveTestApplication {
         private final MutableClock clock;
         private final InMemoryIdempotencyStore delegate;
         private final AtomicInteger asyncCalls = new AtomicInteger();
+        private final List<CompletableFuture<Void>> heldClaims = new CopyOnWriteArrayList<>();
         private volatile boolean down;
+        private volatile boolean holdClaims;
 
         SwitchableStore(MutableClock clock) {
             this.clock = clock;
@@ -118,6 +179,21 @@ public class ReactiveTestApplication {
 
         public void down(boolean down) {
             this.down = down;
+        }
+
+        /** Whether asynchronous claims wait, from now on, for {@link #answerClaims()} before they are made. */
+        public void holdClaims(boolean hold) {
+            this.holdClaims = hold;
+        }
+
+        /** How many asynchronous claims are waiting. */
+        public int claimsHeld() {
+            return (int) heldClaims.stream().filter(claim -> !claim.isDone()).count();
+        }
+
+        /** Lets the waiting claims be made and answered. */
+        public void answerClaims() {
+            heldClaims.forEach(claim -> claim.complete(null));
         }
 
         /** How many asynchronous calls reached this store. */
@@ -161,6 +237,11 @@ public class ReactiveTestApplication {
 
         @Override
         public CompletionStage<ClaimResult> claimAsync(IdempotencyKey key, Fingerprint fingerprint, Duration lease) {
+            if (holdClaims) {
+                CompletableFuture<Void> held = new CompletableFuture<>();
+                heldClaims.add(held);
+                return held.thenCompose(answered -> callAsync("claim", () -> delegate.claimAsync(key, fingerprint, lease)));
+            }
             return callAsync("claim", () -> delegate.claimAsync(key, fingerprint, lease));
         }
 

@@ -29,6 +29,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.ApplicationContext;
+import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -92,7 +93,7 @@ public class OnlyOnceReactiveAutoConfiguration {
     ReactiveIdempotency onlyOnceReactiveIdempotency(ObjectProvider<IdempotencyStore> stores, OnlyOnceProperties properties,
             CircuitBreakerRegistry breakers, ObjectProvider<IdempotencyListener> listeners, OnlyOnceStatistics statistics,
             ObservedDurations durations, ObjectProvider<OnlyOnceProblems> problems, ReactivePrincipalResolver principals,
-            TokenService tokens) {
+            TokenService tokens, ObjectProvider<ServerCodecConfigurer> codecs) {
         IdempotencyStore store = stores.getObject();
         AsyncIdempotencyStore async = AsyncIdempotencyStore.of(store, task -> Schedulers.boundedElastic().schedule(task));
         if (properties.circuitBreaker().enabled()) {
@@ -105,7 +106,8 @@ public class OnlyOnceReactiveAutoConfiguration {
                 .build();
         return new ReactiveIdempotency(engine, async, tokens, properties.token().header(), principals, statistics, durations,
                 problems.getIfAvailable(() -> new OnlyOnceProblems(properties.problemTypeBase())),
-                properties.principalRequired(), properties.key().header(), properties.key().maxBodySize().toBytes());
+                properties.principalRequired(), properties.key().header(), properties.key().maxBodySize().toBytes(),
+                codecs.getIfAvailable(ServerCodecConfigurer::create));
     }
 
     @Bean

@@ -136,6 +136,69 @@ class ReactiveIdempotentHttpTest {
         assertThat(executions.of("form")).isEqualTo(1);
     }
 
+    /**
+     * The business fingerprint of {@code POST /orders/upload} with the parts {@code note=first} and the
+     * file {@code report.bin} ({@code application/octet-stream}, the bytes of {@code "file content"}):
+     * the one Spring MVC computes for it ({@code DigestingRequestMultipartTest} in
+     * onlyonce-spring-boot-webmvc pins the same hex), whatever the boundary.
+     */
+    static final String UPLOAD_FINGERPRINT = "7ecbacef18a93474cc3d0379454c3062a3a4e3aa6f77fcd7ed2b6569c8c25eab";
+
+    private HttpResponse<byte[]> upload(String path, String key, String boundary, String note, byte[] file) {
+        return send(request(path, "alice", key, "").setHeader("Content-Type", "multipart/form-data; boundary=" + boundary)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(multipart(boundary, note, file))));
+    }
+
+    static byte[] multipart(String boundary, String note, byte[] file) {
+        String head = "--" + boundary + "\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\n" + note + "\r\n"
+                + "--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"report.bin\"\r\n"
+                + "Content-Type: application/octet-stream\r\n\r\n";
+        byte[] start = head.getBytes(StandardCharsets.UTF_8);
+        byte[] end = ("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.US_ASCII);
+        byte[] all = java.util.Arrays.copyOf(start, start.length + file.length + end.length);
+        System.arraycopy(file, 0, all, start.length, file.length);
+        System.arraycopy(end, 0, all, start.length + file.length, end.length);
+        return all;
+    }
+
+    @Test
+    void anUploadIsFingerprintedByItsPartsAsOnSpringMvcAndTheHandlerReadsItsParts() {
+        String key = newKey();
+        byte[] file = "file content".getBytes(StandardCharsets.UTF_8);
+        HttpResponse<byte[]> first = upload("/orders/upload", key, "b1", "first", file);
+        assertThat(first.statusCode()).as(text(first)).isEqualTo(201);
+        assertThat(text(first)).isEqualTo("{\"run\":1,\"note\":\"first\",\"file\":\"report.bin\",\"size\":12}");
+        assertThat(store.find(new IdempotencyKey("POST /orders/upload alice", key)).orElseThrow().fingerprint().hex())
+                .isEqualTo(UPLOAD_FINGERPRINT);
+
+        HttpResponse<byte[]> again = upload("/orders/upload", key, "another-boundary", "first", file);
+        assertThat(again.statusCode()).as(text(again)).isEqualTo(201);
+        assertThat(again.headers().firstValue("Idempotent-Replayed")).contains("true");
+        assertThat(again.body()).isEqualTo(first.body());
+        assertThat(again.headers().firstValue("Content-Type")).isEqualTo(first.headers().firstValue("Content-Type"));
+
+        assertProblem(upload("/orders/upload", key, "b3", "first", "other content".getBytes(StandardCharsets.UTF_8)), 422,
+                "idempotency-key-reused");
+        assertProblem(upload("/orders/upload", key, "b4", "second", file), 422, "idempotency-key-reused");
+        assertThat(executions.of("upload")).isEqualTo(1);
+    }
+
+    @Test
+    void aHandlerReadsTheExchangesMultipartDataAfterTheFingerprintTookIt() {
+        String key = newKey();
+        byte[] file = new byte[300_000];
+        new java.util.Random(7).nextBytes(file);
+        HttpResponse<byte[]> first = upload("/orders/upload-parts", key, "x1", "first", file);
+        assertThat(first.statusCode()).as(text(first)).isEqualTo(200);
+        assertThat(text(first)).isEqualTo("run 1: [note, file]");
+        HttpResponse<byte[]> again = upload("/orders/upload-parts", key, "x2", "first", file);
+        assertThat(again.body()).isEqualTo(first.body());
+        assertThat(again.headers().firstValue("Idempotent-Replayed")).contains("true");
+        file[file.length - 1] ^= 1;
+        assertProblem(upload("/orders/upload-parts", key, "x3", "first", file), 422, "idempotency-key-reused");
+        assertThat(executions.of("upload-parts")).isEqualTo(1);
+    }
+
     @Test
     void aFunctionalRouteRunsOnceAndReplays() {
         String key = newKey();

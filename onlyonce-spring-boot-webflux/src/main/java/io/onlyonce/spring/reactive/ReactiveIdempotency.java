@@ -66,8 +66,8 @@ import reactor.core.scheduler.Schedulers;
  *
  * <p>Per request: the key comes from the key header (400 when missing or malformed), the scope
  * from the route template and the principal, the fingerprint from method, path, query, the whole
- * body (canonical when JSON, a form by its parameters, a multipart body by its parts, see {@link KeptBody}) and the configured headers, as on the
- * servlet side ({@link RequestFingerprint}). Then
+ * body (canonical when JSON, a form by its parameters, a multipart body by its parts) and the
+ * configured headers, as on the servlet side ({@link RequestFingerprint}). Then
  * {@link IdempotencyEngine#admitAsync} decides: a replay is written byte for byte with
  * {@code Idempotent-Replayed: true}; a refusal is an RFC 9457 problem in the request's locale
  * (409 with {@code Retry-After}, 422, 503). An admitted request runs with its answer held back,
@@ -80,7 +80,7 @@ import reactor.core.scheduler.Schedulers;
  * <li>a client that goes away (cancellation) before the handler began (while the key was being
  * claimed, or a later web filter or a slow step before the handler still held the request) had
  * nothing run: its key is released, so a retry runs at once, and a consumed token is given back
- * ({@link HandlerStart});</li>
+ * ({@link OnlyOnceHandlerStartFilter} marks where an annotated handler begins);</li>
  * <li>a client that goes away while the handler runs leaves the key to its lease: the work may have
  * run in part, so it is neither released nor completed without an answer;</li>
  * <li>a streamed answer ({@code Flux}) is passed through as written, and its key completed without

@@ -25,4 +25,18 @@ public interface AsyncExecution {
      * could not be, which is then added to {@code failure} as suppressed).
      */
     CompletionStage<Void> fail(Throwable failure);
+
+    /**
+     * The action never started: its caller went away (a cancelled subscription) after the key was
+     * claimed and before the action could begin. Releases the key whatever
+     * {@link IdempotencyConfig#releaseOnException()} says, since nothing ran, so that a retry runs at
+     * once. Never call it once the action may have started: its effect may then be under way, and the
+     * key must stay taken until its lease ends.
+     *
+     * @return a stage that completes with whether the key was released: false when running
+     *     unprotected, when the lease had already passed, or when the store could not be reached (the
+     *     key then stays taken until its lease ends); it never completes exceptionally with a
+     *     {@link io.onlyonce.StoreUnavailableException}
+     */
+    CompletionStage<Boolean> abandon();
 }

@@ -349,6 +349,22 @@ public final class IdempotencyEngine {
             });
         }
 
+        @Override
+        public CompletionStage<Boolean> abandon() {
+            markFinished();
+            OwnerToken holder = owner;
+            if (holder == null) {
+                return CompletableFuture.completedFuture(false);
+            }
+            return release(holder).handle((released, failure) -> {
+                if (failure == null) {
+                    return released;
+                }
+                notRecorded(failure); // rethrows anything but an unreachable store, which leaves the key to its lease
+                return false;
+            });
+        }
+
         private CompletionStage<Boolean> release(OwnerToken holder) {
             return timed("release", () -> store.releaseAsync(key, holder));
         }

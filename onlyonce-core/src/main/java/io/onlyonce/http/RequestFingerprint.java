@@ -16,11 +16,11 @@ import org.jspecify.annotations.Nullable;
  * reorders fields sends the same request; a form's fields sorted; a multipart body's parts, each
  * by its name, file name, content type and content; anything else by the SHA-256 of its bytes.
  *
- * <p>Two platforms that see the same request with no body, a JSON body, a form or any other body
- * they both take by its bytes compute the same fingerprint, so such a retry answered by another
- * instance, on another stack, is still recognised (WebFlux takes a multipart body by its bytes,
- * Spring MVC by its parts). A form is taken by its parameters, the query string's and the body's
- * ({@link Body.Form#of}), on WebFlux since this version (before: by its bytes).
+ * <p>Two platforms that see the same request with no body, a JSON body, a form, a multipart body or
+ * any other body compute the same fingerprint, so such a retry answered by another instance, on
+ * another stack, is still recognised. Spring MVC and WebFlux take a form by its parameters, the
+ * query string's and the body's ({@link Body.Form#of}), and a multipart body by its parts, on
+ * WebFlux since this version (before: both by their bytes).
  */
 public final class RequestFingerprint {
 

@@ -222,6 +222,20 @@ class IdempotencyEngineTest {
     }
 
     @Test
+    void anAbandonedExecutionFreesItsKeyEvenWhereExceptionsKeepIt() {
+        InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(clock, 100);
+        IdempotencyEngine engine = IdempotencyEngine.builder(store).build();
+        IdempotencyConfig keep = IdempotencyConfig.custom().releaseOnException(false).build();
+        AsyncAdmission admission = engine.admitAsync(key, fp, keep).toCompletableFuture().join();
+        AsyncExecution execution = ((AsyncAdmission.Admitted) admission).execution();
+
+        assertThat(execution.abandon().toCompletableFuture().join()).isTrue();
+        assertThat(store.find(key)).as("nothing ran: a retry runs at once").isEmpty();
+        assertThatThrownBy(execution::abandon).as("finished exactly once").isInstanceOf(IllegalStateException.class);
+        assertThat(engine.execute(key, fp, keep, () -> ok)).isEqualTo(new Outcome.Executed(ok, Outcome.Recording.STORED));
+    }
+
+    @Test
     void theMemoryStoreRefusesNewClaimsWhenFullInsteadOfEvictingAnAnswer() {
         InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(clock, 2);
         IdempotencyEngine engine = IdempotencyEngine.builder(store).build();

@@ -3,7 +3,10 @@ package io.onlyonce.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.onlyonce.IdempotencyKey;
 import io.onlyonce.memory.InMemoryIdempotencyStore;
+import io.onlyonce.store.ClaimResult;
+import io.onlyonce.store.IdempotencyRecord;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -55,6 +58,27 @@ class MemoryIdempotentHttpTest extends AbstractIdempotentHttpTest {
         // the used token passed its expiry too, but a request ran with it: still a duplicate submission
         assertProblem(submit("/seckill", "alice", used), 409, "duplicate-submission");
         assertThat(orders.executions("seckill")).isEqualTo(1);
+    }
+
+    /**
+     * A holder that has held its key for 10 s of a 30 s lease, where the endpoint usually answers in
+     * milliseconds, is overdue (stuck, or its client went away): the 409 says when the lease ends, not
+     * "retry in a second" for the next 20 s.
+     */
+    @Test
+    void anOverdueHolderIsAnsweredWithTheTimeItsLeaseHasLeft() {
+        String done = newKey();
+        assertThat(order("alice", done, ORDER).statusCode()).isEqualTo(201);
+        IdempotencyRecord first = record("POST /orders", "alice", done).orElseThrow();
+        String key = newKey();
+        assertThat(store.claim(new IdempotencyKey("POST /orders alice", key), first.fingerprint(), Duration.ofSeconds(30)))
+                .isInstanceOf(ClaimResult.Claimed.class);
+        clock.advance(Duration.ofSeconds(10));
+
+        HttpResponse<String> duplicate = order("alice", key, ORDER);
+        assertProblem(duplicate, 409, "idempotency-request-in-progress");
+        assertThat(duplicate.headers().firstValue("Retry-After")).hasValue("20");
+        assertThat(orders.executions("orders")).isEqualTo(1);
     }
 
     @Test

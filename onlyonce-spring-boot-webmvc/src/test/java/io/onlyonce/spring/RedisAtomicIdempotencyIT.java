@@ -2,10 +2,15 @@ package io.onlyonce.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.onlyonce.IdempotencyKey;
 import io.onlyonce.fixtures.RedisSales;
+import io.onlyonce.store.ClaimResult;
+import io.onlyonce.store.IdempotencyRecord;
+import io.onlyonce.store.IdempotencyStore;
 import io.onlyonce.spring.testapp.AtomicPurchaseController;
 import io.onlyonce.spring.testapp.TestApplication;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -103,6 +108,36 @@ class RedisAtomicIdempotencyIT {
         }
         assertThat(sales.left(sale)).isEqualTo("9");
         assertThat(sales.buyers(sale)).containsExactly("alice");
+    }
+
+    @org.springframework.beans.factory.annotation.Autowired
+    IdempotencyStore store;
+
+    /**
+     * The one Retry-After rule of every path: a holder that just started is retried after a second,
+     * one 10 s into a 30 s lease (overdue) when its lease ends (19 once Redis's PTTL passed a second).
+     */
+    @Test
+    void aRecordInProgressIs409WithTheRetryAfterOfTheTwoStepPath() {
+        String sale = sales.sale(10);
+        String done = UUID.randomUUID().toString();
+        assertThat(buy(sale, "alice", done, "{\"quantity\":1}").statusCode()).isEqualTo(201);
+        IdempotencyRecord first = store.find(new IdempotencyKey("POST /atomic/{sale}/purchases alice", done)).orElseThrow();
+
+        assertThat(retryAfterOfAHolder(sale, first, Duration.ofSeconds(30))).as("not the rest of the 30 s lease").isEqualTo(1);
+        assertThat(retryAfterOfAHolder(sale, first, Duration.ofSeconds(20))).isBetween(19L, 20L);
+        assertThat(sales.left(sale)).isEqualTo("9");
+    }
+
+    /** The Retry-After of the 409 that {@code first}'s request gets under a key claimed now with {@code lease}. */
+    private long retryAfterOfAHolder(String sale, IdempotencyRecord first, Duration lease) {
+        String key = UUID.randomUUID().toString();
+        assertThat(store.claim(new IdempotencyKey("POST /atomic/{sale}/purchases alice", key), first.fingerprint(), lease))
+                .isInstanceOf(ClaimResult.Claimed.class);
+        HttpResponse<String> refused = buy(sale, "alice", key, "{\"quantity\":1}");
+        assertThat(refused.statusCode()).as(refused.body()).isEqualTo(409);
+        assertThat(refused.body()).contains("idempotency-request-in-progress");
+        return Long.parseLong(refused.headers().firstValue("Retry-After").orElseThrow());
     }
 
     @Test

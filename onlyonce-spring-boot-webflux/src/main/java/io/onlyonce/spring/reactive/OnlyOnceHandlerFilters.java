@@ -40,6 +40,7 @@ public final class OnlyOnceHandlerFilters {
 
     private final ReactiveIdempotency idempotency;
     private final MethodSettings.Factory factory;
+    private final java.util.concurrent.atomic.AtomicInteger filters = new java.util.concurrent.atomic.AtomicInteger();
 
     public OnlyOnceHandlerFilters(ReactiveIdempotency idempotency, MethodSettings.Factory factory) {
         this.idempotency = idempotency;
@@ -64,7 +65,13 @@ public final class OnlyOnceHandlerFilters {
                     + " strategy and key expressions apply to annotated handler methods only");
         }
         MethodSettings settings = factory.forAnnotation(annotation);
+        filters.incrementAndGet();
         return (request, next) -> Mono.just(new Protected(settings, request, next));
+    }
+
+    /** How many filters {@link #idempotent} has made so far: the routes it protects. */
+    int filtersMade() {
+        return filters.get();
     }
 
     /** An {@link Idempotent} with these attributes (names as on the annotation), the others at their defaults. */
@@ -104,9 +111,9 @@ public final class OnlyOnceHandlerFilters {
 
         @Override
         public Mono<Void> writeTo(ServerWebExchange exchange, Context context) {
-            return idempotency.protect(exchange, settings, endpoint(exchange), false, held -> next
+            return idempotency.protect(exchange, settings, endpoint(exchange), false, held -> HandlerStart.run(held, () -> next
                     .handle(ServerRequest.from(request).body(held.getRequest().getBody()).build())
-                    .flatMap(response -> response.writeTo(held, context)));
+                    .flatMap(response -> response.writeTo(held, context))));
         }
     }
 

@@ -5,6 +5,7 @@ import io.onlyonce.engine.IdempotencyEngine;
 import io.onlyonce.engine.IdempotencyListener;
 import io.onlyonce.spring.autoconfigure.OnlyOnceAutoConfiguration;
 import io.onlyonce.spring.autoconfigure.OnlyOnceProperties;
+import io.onlyonce.spring.autoconfigure.PrincipalRequiredCheck;
 import io.onlyonce.spring.autoconfigure.TokenSigning;
 import io.onlyonce.spring.http.TokenLimits;
 import io.onlyonce.token.TokenService;
@@ -17,13 +18,18 @@ import io.onlyonce.spring.resilience.CircuitBreakerAtomicExecutor;
 import io.onlyonce.spring.http.OnlyOnceProblems;
 import io.onlyonce.store.AsyncIdempotencyStore;
 import io.onlyonce.store.IdempotencyStore;
+import java.util.Arrays;
+import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.ApplicationContext;
+import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -53,10 +59,32 @@ import reactor.core.scheduler.Schedulers;
 @ConditionalOnClass({DispatcherHandler.class, Mono.class})
 public class OnlyOnceReactiveAutoConfiguration {
 
-    @Bean
+    private static final String DEFAULT_PRINCIPAL_RESOLVER = "onlyOnceReactivePrincipalResolver";
+
+    @Bean(DEFAULT_PRINCIPAL_RESOLVER)
     @ConditionalOnMissingBean
     ReactivePrincipalResolver onlyOnceReactivePrincipalResolver() {
         return ReactivePrincipalResolver.fromSecurityContext();
+    }
+
+    /**
+     * Warns at start-up when {@code onlyonce.principal-required} would refuse every request to the
+     * {@code @Idempotent} handlers and routes: no Spring Security and no {@link ReactivePrincipalResolver}
+     * of the application's.
+     */
+    @Bean
+    @ConditionalOnMissingBean(name = "onlyOncePrincipalRequiredCheck")
+    SmartInitializingSingleton onlyOncePrincipalRequiredCheck(OnlyOnceProperties properties, ApplicationContext context,
+            ObjectProvider<OnlyOnceHandlerFilters> routes) {
+        return () -> {
+            boolean own = Arrays.stream(context.getBeanNamesForType(ReactivePrincipalResolver.class))
+                    .anyMatch(name -> !name.equals(DEFAULT_PRINCIPAL_RESOLVER));
+            OnlyOnceHandlerFilters filters = routes.getIfAvailable();
+            int protectedRoutes = filters == null ? 0 : filters.filtersMade();
+            PrincipalRequiredCheck.warnIfAnonymous(context, properties.principalRequired(), own, "ReactivePrincipalResolver",
+                    protectedRoutes == 0 ? List.of() : List.of(protectedRoutes + " functional route"
+                            + (protectedRoutes == 1 ? "" : "s")));
+        };
     }
 
     /** The reactive adapter, on an engine of its own whose claims and completions do not block. */
@@ -65,7 +93,7 @@ public class OnlyOnceReactiveAutoConfiguration {
     ReactiveIdempotency onlyOnceReactiveIdempotency(ObjectProvider<IdempotencyStore> stores, OnlyOnceProperties properties,
             CircuitBreakerRegistry breakers, ObjectProvider<IdempotencyListener> listeners, OnlyOnceStatistics statistics,
             ObservedDurations durations, ObjectProvider<OnlyOnceProblems> problems, ReactivePrincipalResolver principals,
-            TokenService tokens) {
+            TokenService tokens, ObjectProvider<ServerCodecConfigurer> codecs) {
         IdempotencyStore store = stores.getObject();
         AsyncIdempotencyStore async = AsyncIdempotencyStore.of(store, task -> Schedulers.boundedElastic().schedule(task));
         if (properties.circuitBreaker().enabled()) {
@@ -78,14 +106,22 @@ public class OnlyOnceReactiveAutoConfiguration {
                 .build();
         return new ReactiveIdempotency(engine, async, tokens, properties.token().header(), principals, statistics, durations,
                 problems.getIfAvailable(() -> new OnlyOnceProblems(properties.problemTypeBase())),
-                properties.principalRequired(), properties.key().header(), properties.key().maxBodySize().toBytes());
+                properties.principalRequired(), properties.key().header(), properties.key().maxBodySize().toBytes(),
+                codecs.getIfAvailable(ServerCodecConfigurer::create));
     }
 
     @Bean
     @ConditionalOnMissingBean
     OnlyOnceWebFilter onlyOnceWebFilter(ReactiveIdempotency idempotency, MethodSettings.Factory settings,
-            ObjectProvider<RequestMappingHandlerMapping> mappings) {
-        return new OnlyOnceWebFilter(idempotency, settings, mappings);
+            ObjectProvider<RequestMappingHandlerMapping> mappings, ObjectProvider<OnlyOnceHandlerStartFilter> starts) {
+        return new OnlyOnceWebFilter(idempotency, settings, mappings, starts);
+    }
+
+    /** Marks where an {@code @Idempotent} handler begins: a request cancelled before it releases its key. */
+    @Bean
+    @ConditionalOnMissingBean
+    OnlyOnceHandlerStartFilter onlyOnceHandlerStartFilter() {
+        return new OnlyOnceHandlerStartFilter();
     }
 
     @Bean
@@ -118,9 +154,9 @@ public class OnlyOnceReactiveAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "onlyOnceAtomicWebFluxConfigurer")
         WebFluxConfigurer onlyOnceAtomicWebFluxConfigurer(CircuitBreakerAtomicExecutor executor, TokenService tokens,
-                OnlyOnceStatistics statistics) {
+                OnlyOnceStatistics statistics, ObservedDurations durations) {
             ReactiveAtomicIdempotencyArgumentResolver resolver =
-                    new ReactiveAtomicIdempotencyArgumentResolver(executor, tokens, statistics);
+                    new ReactiveAtomicIdempotencyArgumentResolver(executor, tokens, statistics, durations);
             return new WebFluxConfigurer() {
                 @Override
                 public void configureArgumentResolvers(ArgumentResolverConfigurer configurer) {

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -47,15 +48,31 @@ public final class OnlyOnceWebFilter implements WebFilter, Ordered, SmartInitial
     private final ReactiveIdempotency idempotency;
     private final MethodSettings.Factory settings;
     private final ObjectProvider<RequestMappingHandlerMapping> mappingProvider;
+    private final @Nullable ObjectProvider<OnlyOnceHandlerStartFilter> startProvider;
     private final Map<Method, Boolean> streamed = new ConcurrentHashMap<>();
     private final Map<Method, Boolean> selfDeciding = new ConcurrentHashMap<>();
     private volatile List<RequestMappingHandlerMapping> mappings = List.of();
 
+    /** Whether {@link OnlyOnceHandlerStartFilter} marks where handlers begin; else they begin with the rest of the chain. */
+    private volatile boolean startsMarked;
+
+    /**
+     * A filter without {@link OnlyOnceHandlerStartFilter}: a handler counts as begun once the rest
+     * of the chain is, so a request cancelled after the key's claim releases it only when the chain
+     * had not been called yet.
+     */
     public OnlyOnceWebFilter(ReactiveIdempotency idempotency, MethodSettings.Factory settings,
             ObjectProvider<RequestMappingHandlerMapping> mappings) {
+        this(idempotency, settings, mappings, null);
+    }
+
+    /** @param starts the filter that marks where handlers begin, when the application has it */
+    public OnlyOnceWebFilter(ReactiveIdempotency idempotency, MethodSettings.Factory settings,
+            ObjectProvider<RequestMappingHandlerMapping> mappings, @Nullable ObjectProvider<OnlyOnceHandlerStartFilter> starts) {
         this.idempotency = idempotency;
         this.settings = settings;
         this.mappingProvider = mappings;
+        this.startProvider = starts;
     }
 
     /** Whether each handler method is {@code @Idempotent}, looked up once (every request asks). */
@@ -70,6 +87,7 @@ public final class OnlyOnceWebFilter implements WebFilter, Ordered, SmartInitial
     @Override
     public void afterSingletonsInstantiated() {
         mappings = mappingProvider.orderedStream().toList();
+        startsMarked = startProvider != null && startProvider.getIfAvailable() != null;
         for (RequestMappingHandlerMapping mapping : mappings) {
             mapping.getHandlerMethods().values().stream().distinct().forEach(handler -> {
                 if (isIdempotent(handler.getMethod()) && streams(handler)) {
@@ -90,7 +108,9 @@ public final class OnlyOnceWebFilter implements WebFilter, Ordered, SmartInitial
                 if (decidesItself(handler.getMethod())) {
                     return idempotency.protectSelfDecided(exchange, method, endpoint(exchange), chain::filter);
                 }
-                return idempotency.protect(exchange, method, endpoint(exchange), streams(handler), chain::filter);
+                return idempotency.protect(exchange, method, endpoint(exchange), streams(handler), startsMarked
+                        ? chain::filter
+                        : rest -> HandlerStart.run(rest, () -> chain.filter(rest)));
             }
             return chain.filter(exchange);
         });

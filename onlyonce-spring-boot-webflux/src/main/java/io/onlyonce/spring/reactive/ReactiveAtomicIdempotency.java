@@ -9,6 +9,7 @@ import io.onlyonce.redis.RedisEffect;
 import io.onlyonce.spring.http.AtomicAnswers;
 import io.onlyonce.spring.http.IdempotentRequests;
 import io.onlyonce.spring.http.OnlyOnceRejection;
+import io.onlyonce.spring.method.ObservedDurations;
 import io.onlyonce.spring.metrics.OutcomeRecorder;
 import io.onlyonce.spring.resilience.CircuitBreakerAtomicExecutor;
 import io.onlyonce.token.OneTimeToken;
@@ -58,13 +59,15 @@ public final class ReactiveAtomicIdempotency implements SelfDeciding {
     private final CircuitBreakerAtomicExecutor executor;
     private final TokenService tokens;
     private final OutcomeRecorder recorder;
+    private final ObservedDurations durations;
     private final @Nullable SelfDecidedRequest request;
 
     ReactiveAtomicIdempotency(CircuitBreakerAtomicExecutor executor, TokenService tokens, OutcomeRecorder recorder,
-            @Nullable SelfDecidedRequest request) {
+            ObservedDurations durations, @Nullable SelfDecidedRequest request) {
         this.executor = executor;
         this.tokens = tokens;
         this.recorder = recorder;
+        this.durations = durations;
         this.request = request;
     }
 
@@ -112,14 +115,14 @@ public final class ReactiveAtomicIdempotency implements SelfDeciding {
     }
 
     /** Leaves the answer to OnlyOnce, which counts it; fails the handler's {@code Mono} meanwhile. */
-    private static Mono<AtomicOutcome> refuse(SelfDecidedRequest bound, AtomicAnswers.Refusal refusal) {
+    private Mono<AtomicOutcome> refuse(SelfDecidedRequest bound, AtomicAnswers.Refusal refusal) {
         bound.refuse(refusal);
         if (refusal instanceof AtomicAnswers.Refused refused) {
             return Mono.error(refused.rejection());
         }
         Outcome decided = ((AtomicAnswers.Decided) refusal).outcome();
         return Mono.error(IdempotentRequests.refusal(decided, decided instanceof Outcome.InProgress inProgress
-                ? inProgress.retryAfter()
+                ? durations.retryAfter(bound.endpoint(), inProgress)
                 : java.time.Duration.ZERO));
     }
 

@@ -1,5 +1,6 @@
 package io.onlyonce.spring.reactive;
 
+import io.onlyonce.spring.method.ObservedDurations;
 import io.onlyonce.spring.metrics.OutcomeRecorder;
 import io.onlyonce.spring.resilience.CircuitBreakerAtomicExecutor;
 import io.onlyonce.token.TokenService;
@@ -19,12 +20,14 @@ final class ReactiveAtomicIdempotencyArgumentResolver implements HandlerMethodAr
     private final CircuitBreakerAtomicExecutor executor;
     private final TokenService tokens;
     private final OutcomeRecorder recorder;
+    private final ObservedDurations durations;
 
     ReactiveAtomicIdempotencyArgumentResolver(CircuitBreakerAtomicExecutor executor, TokenService tokens,
-            OutcomeRecorder recorder) {
+            OutcomeRecorder recorder, ObservedDurations durations) {
         this.executor = executor;
         this.tokens = tokens;
         this.recorder = recorder;
+        this.durations = durations;
     }
 
     @Override
@@ -35,6 +38,7 @@ final class ReactiveAtomicIdempotencyArgumentResolver implements HandlerMethodAr
     @Override
     public Mono<Object> resolveArgument(MethodParameter parameter, BindingContext bindingContext,
             ServerWebExchange exchange) {
-        return Mono.just(new ReactiveAtomicIdempotency(executor, tokens, recorder, SelfDecidedRequest.of(exchange)));
+        return Mono.just(new ReactiveAtomicIdempotency(executor, tokens, recorder, durations,
+                SelfDecidedRequest.of(exchange)));
     }
 }

@@ -36,29 +36,25 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.core.ResolvableType;
-import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
-import org.springframework.http.codec.FormHttpMessageReader;
+import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.http.server.reactive.ServerHttpRequest;
-import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
-import org.springframework.util.LinkedMultiValueMap;
 import org.springframework.util.MultiValueMap;
 import org.springframework.web.server.ServerWebExchange;
-import org.springframework.web.server.ServerWebExchangeDecorator;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -70,8 +66,8 @@ import reactor.core.scheduler.Schedulers;
  *
  * <p>Per request: the key comes from the key header (400 when missing or malformed), the scope
  * from the route template and the principal, the fingerprint from method, path, query, the whole
- * body (canonical when JSON, a form by its parameters) and the configured headers, as on the
- * servlet side ({@link RequestFingerprint}). Then
+ * body (canonical when JSON, a form by its parameters, a multipart body by its parts) and the
+ * configured headers, as on the servlet side ({@link RequestFingerprint}). Then
  * {@link IdempotencyEngine#admitAsync} decides: a replay is written byte for byte with
  * {@code Idempotent-Replayed: true}; a refusal is an RFC 9457 problem in the request's locale
  * (409 with {@code Retry-After}, 422, 503). An admitted request runs with its answer held back,
@@ -81,8 +77,12 @@ import reactor.core.scheduler.Schedulers;
  * <li>an empty {@code Mono} is an answer like any other (the status and an empty body): recorded,
  * and replayed to a retry;</li>
  * <li>an error signal releases the key (unless the method keeps it), so a retry runs;</li>
- * <li>a client that goes away (cancellation) while the handler runs leaves the key to its lease:
- * the work may have run in part, so it is neither released nor completed without an answer;</li>
+ * <li>a client that goes away (cancellation) before the handler began (while the key was being
+ * claimed, or a later web filter or a slow step before the handler still held the request) had
+ * nothing run: its key is released, so a retry runs at once, and a consumed token is given back
+ * ({@link OnlyOnceHandlerStartFilter} marks where an annotated handler begins);</li>
+ * <li>a client that goes away while the handler runs leaves the key to its lease: the work may have
+ * run in part, so it is neither released nor completed without an answer;</li>
  * <li>a streamed answer ({@code Flux}) is passed through as written, and its key completed without
  * a response once it ended: a retry is told that the response was not kept.</li>
  * </ul>
@@ -93,9 +93,6 @@ public final class ReactiveIdempotency {
     private static final Set<String> BODY_METHODS = Set.of("POST", "PUT", "PATCH", "DELETE");
     /** Bodies larger than this are fingerprinted by their digest only, as on the servlet side. */
     private static final int CANONICAL_JSON_LIMIT = RequestFingerprint.CANONICAL_JSON_LIMIT;
-    private static final FormHttpMessageReader FORM_READER = new FormHttpMessageReader();
-    private static final ResolvableType FORM_DATA = ResolvableType.forClassWithGenerics(MultiValueMap.class, String.class,
-            String.class);
     private static final String REPLAYED_HEADER = "Idempotent-Replayed";
 
     private final IdempotencyEngine engine;
@@ -109,6 +106,7 @@ public final class ReactiveIdempotency {
     private final boolean principalRequired;
     private final String keyHeader;
     private final int maxRequestBody;
+    private final KeptBody kept;
 
     /**
      * @param engine the engine, with an {@link IdempotencyEngine.Builder#async asynchronous store}
@@ -123,6 +121,18 @@ public final class ReactiveIdempotency {
             String tokenHeader, ReactivePrincipalResolver principals, OutcomeRecorder recorder,
             ObservedDurations durations, OnlyOnceProblems problems, boolean principalRequired, String keyHeader,
             long maxRequestBody) {
+        this(engine, store, tokens, tokenHeader, principals, recorder, durations, problems, principalRequired, keyHeader,
+                maxRequestBody, ServerCodecConfigurer.create());
+    }
+
+    /**
+     * @param codecs the application's codecs: its multipart reader serves a multipart body, kept
+     *     for the fingerprint, to the handler ({@code getMultipartData()}, {@code @RequestPart})
+     */
+    public ReactiveIdempotency(IdempotencyEngine engine, AsyncIdempotencyStore store, TokenService tokens,
+            String tokenHeader, ReactivePrincipalResolver principals, OutcomeRecorder recorder,
+            ObservedDurations durations, OnlyOnceProblems problems, boolean principalRequired, String keyHeader,
+            long maxRequestBody, ServerCodecConfigurer codecs) {
         this.engine = engine;
         this.store = store;
         this.tokens = tokens;
@@ -134,6 +144,7 @@ public final class ReactiveIdempotency {
         this.principalRequired = principalRequired;
         this.keyHeader = keyHeader;
         this.maxRequestBody = (int) Math.min(Integer.MAX_VALUE, maxRequestBody);
+        this.kept = new KeptBody(codecs, this.maxRequestBody);
     }
 
     /**
@@ -198,16 +209,23 @@ public final class ReactiveIdempotency {
                         recorder.record(OutcomeRecorder.LAYER_BUSINESS, "missing_key", endpoint);
                         return problem(exchange, refused);
                     }
-                    Fingerprint fingerprint = fingerprint(exchange.getRequest(), body.bytes(), method);
-                    if (selfDecided) {
-                        return selfDecided(withBody(exchange, body.bytes()),
-                                new SelfDecidedRequest(endpoint, key, fingerprint, null, method.config()), proceed);
-                    }
-                    return Mono.fromCompletionStage(() -> engine.admitAsync(key, fingerprint, method.config()))
-                            .flatMap(admission -> admission instanceof AsyncAdmission.Admitted admitted
-                                    ? run(withBody(exchange, body.bytes()), admitted.execution(), method, endpoint,
-                                            streamed, proceed, null)
-                                    : answer(exchange, ((AsyncAdmission.Decided) admission).outcome(), endpoint));
+                    return fingerprint(exchange.getRequest(), body.bytes(), method).flatMap(fingerprint -> {
+                        KeptBody.Exchange served = kept.exchange(exchange, body.bytes());
+                        if (selfDecided) {
+                            return selfDecided(served.exchange(),
+                                    new SelfDecidedRequest(endpoint, key, fingerprint, null, method.config()), proceed)
+                                    .doFinally(signal -> served.cleanup().subscribe());
+                        }
+                        HandlerStart start = new HandlerStart(endpoint, null);
+                        start.attachTo(exchange);
+                        return admit(key, fingerprint, method, start)
+                                .flatMap(admission -> admission instanceof AsyncAdmission.Admitted admitted
+                                        ? run(served.exchange(), admitted.execution(), method, endpoint, streamed, proceed,
+                                                null, start)
+                                        : answer(exchange, ((AsyncAdmission.Decided) admission).outcome(), endpoint))
+                                .doOnCancel(start::cancelled)
+                                .doFinally(signal -> served.cleanup().subscribe());
+                    });
                 }));
     }
 
@@ -258,13 +276,18 @@ public final class ReactiveIdempotency {
                                     });
                         }
                         Runnable onReleased = method.annotation().onFailure() == Idempotent.FailureMode.RETRYABLE ? giveBack : null;
-                        return Mono.fromCompletionStage(() -> engine.admitAsync(resultKey, fingerprint, method.config()))
+                        // cancelled before the handler began: nothing ran, so the token is given back too
+                        HandlerStart start = new HandlerStart(endpoint, () -> Schedulers.boundedElastic().schedule(giveBack));
+                        start.attachTo(exchange);
+                        return admit(resultKey, fingerprint, method, start)
                                 .flatMap(admission -> admission instanceof AsyncAdmission.Admitted admitted
-                                        ? run(exchange, admitted.execution(), method, endpoint, streamed, proceed, onReleased)
+                                        ? run(exchange, admitted.execution(), method, endpoint, streamed, proceed, onReleased,
+                                                start)
                                         // consumed, but the handler will not run (503): give it back, so the
                                         // retry the 503 asks for is not told "duplicate submission"
                                         : blocking(() -> { giveBack.run(); return Boolean.TRUE; })
-                                                .then(answer(exchange, ((AsyncAdmission.Decided) admission).outcome(), endpoint)));
+                                                .then(answer(exchange, ((AsyncAdmission.Decided) admission).outcome(), endpoint)))
+                                .doOnCancel(start::cancelled);
                     })
                     .onErrorResume(OnlyOnceRejection.class, refused -> problem(exchange, refused));
         });
@@ -326,57 +349,36 @@ public final class ReactiveIdempotency {
     }
 
     /**
-     * The exchange whose request body is {@code bytes}, which can be read again. A form's fields come
-     * from them too: the exchange's own {@code getFormData()} would read the body already consumed
-     * here, and find nothing.
+     * SHA-256 over method, path and query as sent, the whole body (canonical when JSON, a form by its
+     * parameters as Spring MVC takes it, a multipart body by its parts as Spring MVC takes them: one
+     * that is not well-formed by its bytes, and its handler decides) and the chosen headers.
      */
-    private static ServerWebExchange withBody(ServerWebExchange exchange, byte @Nullable [] bytes) {
-        if (bytes == null) {
-            return exchange;
+    private Mono<Fingerprint> fingerprint(ServerHttpRequest request, byte @Nullable [] body, MethodSettings method) {
+        if (body != null && KeptBody.isMultipart(request)) {
+            return kept.parts(request, body)
+                    .<RequestFingerprint.Body>map(RequestFingerprint.Body.Multipart::new)
+                    .onErrorResume(notMultipart -> Mono.just(new RequestFingerprint.Body.Opaque(sha256(body))))
+                    .map(taken -> fingerprint(request, taken, method));
         }
-        ServerHttpRequest request = new ServerHttpRequestDecorator(exchange.getRequest()) {
-            @Override
-            public Flux<DataBuffer> getBody() {
-                return Flux.defer(() -> bytes.length == 0
-                        ? Flux.empty()
-                        : Flux.just(exchange.getResponse().bufferFactory().wrap(bytes)));
-            }
-        };
-        ServerWebExchange replaying = exchange.mutate().request(request).build();
-        MediaType type = request.getHeaders().getContentType();
-        if (type == null || !MediaType.APPLICATION_FORM_URLENCODED.includes(type)) {
-            return replaying;
-        }
-        Mono<MultiValueMap<String, String>> form = FORM_READER.readMono(FORM_DATA, request, Map.of())
-                .switchIfEmpty(Mono.fromSupplier(LinkedMultiValueMap::new))
-                .cache();
-        return new ServerWebExchangeDecorator(replaying) {
-            @Override
-            public Mono<MultiValueMap<String, String>> getFormData() {
-                return form;
-            }
-        };
+        return Mono.just(fingerprint(request, taken(request, body), method));
     }
 
-    /**
-     * SHA-256 over method, path and query as sent, the whole body (canonical when JSON, a form by its
-     * parameters as Spring MVC takes it, a multipart body by its bytes) and the chosen headers.
-     */
-    private static Fingerprint fingerprint(ServerHttpRequest request, byte @Nullable [] body, MethodSettings method) {
-        RequestFingerprint.Body taken;
+    /** The body as the fingerprint takes it, for any body but a multipart one. */
+    private static RequestFingerprint.Body taken(ServerHttpRequest request, byte @Nullable [] body) {
         if (body == null) {
-            taken = RequestFingerprint.Body.NONE;
-        } else {
-            MediaType type = request.getHeaders().getContentType();
-            if (type != null && MediaType.APPLICATION_FORM_URLENCODED.includes(type)) {
-                taken = form(request.getURI().getRawQuery(), body, type);
-            } else {
-                taken = type != null && body.length <= CANONICAL_JSON_LIMIT
-                        && (type.isCompatibleWith(MediaType.APPLICATION_JSON) || type.getSubtype().endsWith("+json"))
-                        ? new RequestFingerprint.Body.Json(body)
-                        : new RequestFingerprint.Body.Opaque(sha256(body));
-            }
+            return RequestFingerprint.Body.NONE;
         }
+        MediaType type = request.getHeaders().getContentType();
+        if (type != null && MediaType.APPLICATION_FORM_URLENCODED.includes(type)) {
+            return form(request.getURI().getRawQuery(), body, type);
+        }
+        return type != null && body.length <= CANONICAL_JSON_LIMIT
+                && (type.isCompatibleWith(MediaType.APPLICATION_JSON) || type.getSubtype().endsWith("+json"))
+                ? new RequestFingerprint.Body.Json(body)
+                : new RequestFingerprint.Body.Opaque(sha256(body));
+    }
+
+    private static Fingerprint fingerprint(ServerHttpRequest request, RequestFingerprint.Body taken, MethodSettings method) {
         List<RequestFingerprint.Header> headers = new ArrayList<>();
         for (String header : method.fingerprintHeaders()) {
             headers.add(new RequestFingerprint.Header(header, HeaderValues.of(request.getHeaders(), header)));
@@ -407,34 +409,56 @@ public final class ReactiveIdempotency {
         }
     }
 
-    /** Runs the admitted handler, then records its answer and sends it; see the class comment for its pitfalls. */
+    /**
+     * Claims the key. The claim's answer is not dropped when the request is cancelled meanwhile:
+     * {@code start} then releases the key it claimed.
+     */
+    private Mono<AsyncAdmission> admit(IdempotencyKey key, Fingerprint fingerprint, MethodSettings method, HandlerStart start) {
+        return Mono.defer(() -> {
+            CompletableFuture<AsyncAdmission> admitting = AsyncIdempotencyStore
+                    .stage(() -> engine.admitAsync(key, fingerprint, method.config())).toCompletableFuture();
+            admitting.thenAccept(admission -> {
+                if (admission instanceof AsyncAdmission.Admitted admitted) {
+                    start.admitted(admitted.execution());
+                }
+            });
+            return Mono.fromFuture(admitting, true);
+        });
+    }
+
+    /**
+     * Runs the admitted handler, then records its answer and sends it; see the class comment for its
+     * pitfalls. A request cancelled before its handler began is {@code start}'s to release, and ends
+     * here without recording or sending anything.
+     */
     private Mono<Void> run(ServerWebExchange exchange, AsyncExecution execution, MethodSettings method, String endpoint,
-            boolean streamed, Function<ServerWebExchange, Mono<Void>> proceed, @Nullable Runnable onReleased) {
+            boolean streamed, Function<ServerWebExchange, Mono<Void>> proceed, @Nullable Runnable onReleased,
+            HandlerStart start) {
         if (!execution.isProtected()) {
             recorder.record(OutcomeRecorder.LAYER_BUSINESS, "store_error", endpoint);
         }
         recorder.record(OutcomeRecorder.LAYER_BUSINESS, "executed", endpoint);
-        long start = System.nanoTime();
+        long began = System.nanoTime();
         if (streamed) {
             return proceed.apply(exchange)
                     .then(Mono.just(Boolean.TRUE))
-                    .onErrorResume(failure -> failed(execution, failure, onReleased))
+                    .onErrorResume(failure -> start.finishing() ? failed(execution, failure, onReleased) : Mono.empty())
+                    .filter(ran -> start.finishing())
                     .flatMap(ran -> Mono.fromCompletionStage(() -> execution.completeWithoutResponse(status(exchange.getResponse()))))
                     .flatMap(executed -> released(executed, onReleased))
-                    .doOnCancel(() -> leftToLease(endpoint))
                     .then();
         }
         RecordingResponse recording = new RecordingResponse(exchange.getResponse());
         return proceed.apply(exchange.mutate().response(recording).build())
                 .then(Mono.just(Boolean.TRUE))
-                .onErrorResume(failure -> failed(execution, failure, onReleased))
+                .onErrorResume(failure -> start.finishing() ? failed(execution, failure, onReleased) : Mono.empty())
+                .filter(ran -> start.finishing())
                 .flatMap(ran -> {
-                    durations.record(endpoint, Duration.ofNanos(System.nanoTime() - start));
+                    durations.record(endpoint, Duration.ofNanos(System.nanoTime() - began));
                     return Mono.fromCompletionStage(() -> record(execution, method, recording));
                 })
                 .flatMap(executed -> released(executed, onReleased))
-                .doOnCancel(() -> leftToLease(endpoint))
-                .then(Mono.defer(recording::send));
+                .then(Mono.defer(() -> start.abandoned() ? Mono.<Void>empty() : recording.send()));
     }
 
     /**
@@ -455,10 +479,6 @@ public final class ReactiveIdempotency {
             return Mono.just(executed);
         }
         return blocking(() -> { onReleased.run(); return executed; });
-    }
-
-    private static void leftToLease(String endpoint) {
-        log.debug("a request to {} was cancelled while it ran: its key is left to its lease", endpoint);
     }
 
     /**

@@ -184,8 +184,17 @@ class ReactiveAtomicIdempotencyIT {
 
         HttpResponse<byte[]> inProgress = buy(sale, "alice", key, body);
         assertProblem(inProgress, 409, "idempotency-request-in-progress");
-        assertThat(inProgress.headers().firstValue("Retry-After")).isPresent();
-        assertThat(Long.parseLong(inProgress.headers().firstValue("Retry-After").orElseThrow())).isBetween(1L, 30L);
+        assertThat(inProgress.headers().firstValue("Retry-After")).as("a holder that just started: the two-step rule, not"
+                + " the rest of its 30 s lease").hasValue("1");
+        assertThat(sales.left(sale)).isEqualTo("9");
+
+        // a holder 10 s into a 30 s lease is overdue: the 409 says when its lease ends (19 once Redis's PTTL passed a second)
+        String overdue = UUID.randomUUID().toString();
+        assertThat(store.claim(new IdempotencyKey("POST /atomic/{sale}/purchases alice", overdue), first.fingerprint(),
+                Duration.ofSeconds(20))).isInstanceOf(ClaimResult.Claimed.class);
+        HttpResponse<byte[]> late = buy(sale, "alice", overdue, body);
+        assertProblem(late, 409, "idempotency-request-in-progress");
+        assertThat(Long.parseLong(late.headers().firstValue("Retry-After").orElseThrow())).isBetween(19L, 20L);
         assertThat(sales.left(sale)).isEqualTo("9");
 
         store.release(claimed, ((ClaimResult.Claimed) claim).owner());

@@ -9,6 +9,7 @@ import ch.qos.logback.core.read.ListAppender;
 import io.onlyonce.IdempotencyKey;
 import io.onlyonce.spring.reactive.app.ReactiveOrderController;
 import io.onlyonce.spring.reactive.app.ReactiveTestApplication;
+import io.onlyonce.store.ClaimResult;
 import io.onlyonce.store.IdempotencyRecord;
 import io.onlyonce.store.RecordStatus;
 import java.io.OutputStream;
@@ -54,6 +55,8 @@ class ReactiveIdempotentHttpTest {
     @Autowired
     ReactiveOrderController controller;
     @Autowired
+    ReactiveTestApplication.HoldingFilter holding;
+    @Autowired
     OnlyOnceWebFilter webFilter;
     @Autowired
     ApplicationContext context;
@@ -67,6 +70,7 @@ class ReactiveIdempotentHttpTest {
     void storeUp() {
         store.down(false);
         controller.open();
+        holding.open();
     }
 
     @Test
@@ -130,6 +134,69 @@ class ReactiveIdempotentHttpTest {
                 .setHeader("Content-Type", "application/x-www-form-urlencoded"));
         assertThat(other.statusCode()).as("another value under the same key").isEqualTo(422);
         assertThat(executions.of("form")).isEqualTo(1);
+    }
+
+    /**
+     * The business fingerprint of {@code POST /orders/upload} with the parts {@code note=first} and the
+     * file {@code report.bin} ({@code application/octet-stream}, the bytes of {@code "file content"}):
+     * the one Spring MVC computes for it ({@code DigestingRequestMultipartTest} in
+     * onlyonce-spring-boot-webmvc pins the same hex), whatever the boundary.
+     */
+    static final String UPLOAD_FINGERPRINT = "7ecbacef18a93474cc3d0379454c3062a3a4e3aa6f77fcd7ed2b6569c8c25eab";
+
+    private HttpResponse<byte[]> upload(String path, String key, String boundary, String note, byte[] file) {
+        return send(request(path, "alice", key, "").setHeader("Content-Type", "multipart/form-data; boundary=" + boundary)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(multipart(boundary, note, file))));
+    }
+
+    static byte[] multipart(String boundary, String note, byte[] file) {
+        String head = "--" + boundary + "\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\n" + note + "\r\n"
+                + "--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"report.bin\"\r\n"
+                + "Content-Type: application/octet-stream\r\n\r\n";
+        byte[] start = head.getBytes(StandardCharsets.UTF_8);
+        byte[] end = ("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.US_ASCII);
+        byte[] all = java.util.Arrays.copyOf(start, start.length + file.length + end.length);
+        System.arraycopy(file, 0, all, start.length, file.length);
+        System.arraycopy(end, 0, all, start.length + file.length, end.length);
+        return all;
+    }
+
+    @Test
+    void anUploadIsFingerprintedByItsPartsAsOnSpringMvcAndTheHandlerReadsItsParts() {
+        String key = newKey();
+        byte[] file = "file content".getBytes(StandardCharsets.UTF_8);
+        HttpResponse<byte[]> first = upload("/orders/upload", key, "b1", "first", file);
+        assertThat(first.statusCode()).as(text(first)).isEqualTo(201);
+        assertThat(text(first)).isEqualTo("{\"run\":1,\"note\":\"first\",\"file\":\"report.bin\",\"size\":12}");
+        assertThat(store.find(new IdempotencyKey("POST /orders/upload alice", key)).orElseThrow().fingerprint().hex())
+                .isEqualTo(UPLOAD_FINGERPRINT);
+
+        HttpResponse<byte[]> again = upload("/orders/upload", key, "another-boundary", "first", file);
+        assertThat(again.statusCode()).as(text(again)).isEqualTo(201);
+        assertThat(again.headers().firstValue("Idempotent-Replayed")).contains("true");
+        assertThat(again.body()).isEqualTo(first.body());
+        assertThat(again.headers().firstValue("Content-Type")).isEqualTo(first.headers().firstValue("Content-Type"));
+
+        assertProblem(upload("/orders/upload", key, "b3", "first", "other content".getBytes(StandardCharsets.UTF_8)), 422,
+                "idempotency-key-reused");
+        assertProblem(upload("/orders/upload", key, "b4", "second", file), 422, "idempotency-key-reused");
+        assertThat(executions.of("upload")).isEqualTo(1);
+    }
+
+    @Test
+    void aHandlerReadsTheExchangesMultipartDataAfterTheFingerprintTookIt() {
+        String key = newKey();
+        byte[] file = new byte[300_000];
+        new java.util.Random(7).nextBytes(file);
+        HttpResponse<byte[]> first = upload("/orders/upload-parts", key, "x1", "first", file);
+        assertThat(first.statusCode()).as(text(first)).isEqualTo(200);
+        assertThat(text(first)).isEqualTo("run 1: [note, file]");
+        HttpResponse<byte[]> again = upload("/orders/upload-parts", key, "x2", "first", file);
+        assertThat(again.body()).isEqualTo(first.body());
+        assertThat(again.headers().firstValue("Idempotent-Replayed")).contains("true");
+        file[file.length - 1] ^= 1;
+        assertProblem(upload("/orders/upload-parts", key, "x3", "first", file), 422, "idempotency-key-reused");
+        assertThat(executions.of("upload-parts")).isEqualTo(1);
     }
 
     @Test
@@ -211,6 +278,30 @@ class ReactiveIdempotentHttpTest {
         assertThat(executions.of("slow")).isEqualTo(1);
     }
 
+    /**
+     * A holder 10 s into a 30 s lease, on endpoints that answer in milliseconds, is overdue (stuck, or
+     * its client went away after the work started): an annotated handler and a functional route both
+     * say when the lease ends, by the store's clock, instead of "retry in a second" for 20 s.
+     */
+    @Test
+    void anOverdueHolderIsAnsweredWithTheTimeItsLeaseHasLeftOnHandlersAndRoutes() {
+        for (String path : List.of("/orders", "/routes/orders")) {
+            String done = newKey();
+            assertThat(post(path, "alice", done, ORDER).statusCode()).isEqualTo(201);
+            IdempotencyRecord first = store.find(new IdempotencyKey("POST " + path + " alice", done)).orElseThrow();
+            String key = newKey();
+            assertThat(store.claim(new IdempotencyKey("POST " + path + " alice", key), first.fingerprint(),
+                    Duration.ofSeconds(30))).isInstanceOf(ClaimResult.Claimed.class);
+            store.clock().advance(Duration.ofSeconds(10));
+
+            HttpResponse<byte[]> duplicate = post(path, "alice", key, ORDER);
+            assertProblem(duplicate, 409, "idempotency-request-in-progress");
+            assertThat(duplicate.headers().firstValue("Retry-After")).as(path).hasValue("20");
+        }
+        assertThat(executions.of("orders")).isEqualTo(1);
+        assertThat(executions.of("route")).isEqualTo(1);
+    }
+
     @Test
     void twoUsersWithOneKeyRunTwiceAndNeverSeeTheOthersAnswer() {
         String key = newKey();
@@ -257,22 +348,85 @@ class ReactiveIdempotentHttpTest {
     void aClientThatGoesAwayLeavesTheKeyToItsLeaseNeverCompletedWithoutAnAnswer() throws Exception {
         String key = newKey();
         int cancelledBefore = controller.cancelled();
-        byte[] body = ORDER.getBytes(StandardCharsets.UTF_8);
-        try (Socket socket = new Socket("127.0.0.1", port)) {
-            OutputStream out = socket.getOutputStream();
-            out.write(("POST /orders/slow HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
-                    + "Authorization: " + basic("alice") + "\r\nIdempotency-Key: " + key + "\r\nContent-Length: "
-                    + body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-            out.write(body);
-            out.flush();
-            await().atMost(Duration.ofSeconds(10)).until(() -> executions.of("slow") == 1);
-        }
+        hangUpOnce("/orders/slow", key, () -> executions.of("slow") == 1);
         await().atMost(Duration.ofSeconds(10)).until(() -> controller.cancelled() == cancelledBefore + 1);
         controller.open();
         Optional<IdempotencyRecord> record = store.find(new IdempotencyKey("POST /orders/slow alice", key));
         assertThat(record).hasValueSatisfying(r -> assertThat(r.status()).isEqualTo(RecordStatus.IN_PROGRESS));
         assertProblem(post("/orders/slow", "alice", key, ORDER), 409, "idempotency-request-in-progress");
         assertThat(executions.of("slow")).isEqualTo(1);
+    }
+
+    /**
+     * The key is claimed, then a web filter after OnlyOnce's holds the request (a slow step before the
+     * handler), and the client goes away: nothing ran, so the key is released and the retry runs at
+     * once instead of 409 for the rest of the lease; the abandoned request never reaches the handler.
+     */
+    @Test
+    void aClientThatGoesAwayBeforeTheHandlerBeganFreesItsKeyAndTheRetryRunsAtOnce() throws Exception {
+        String key = newKey();
+        IdempotencyKey record = new IdempotencyKey("POST /orders/held alice", key);
+        int heldBefore = holding.held();
+        holding.close();
+        try {
+            hangUpOnce("/orders/held", key, () -> holding.held() == heldBefore + 1 && store.find(record).isPresent());
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(store.find(record)).as("released").isEmpty());
+        } finally {
+            holding.open();
+        }
+        HttpResponse<byte[]> retry = post("/orders/held", "alice", key, ORDER);
+        assertThat(retry.statusCode()).as(text(retry)).isEqualTo(200);
+        assertThat(text(retry)).isEqualTo("held run 1");
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(executions.of("held")).isEqualTo(1);
+    }
+
+    /**
+     * A functional route whose client goes away while the key is being claimed: the claim that lands
+     * afterwards is released, the route never runs, and the retry runs at once.
+     */
+    @Test
+    void aClientThatGoesAwayWhileTheKeyIsClaimedFreesWhatTheClaimTookAndTheRouteNeverRuns() throws Exception {
+        String key = newKey();
+        IdempotencyKey record = new IdempotencyKey("POST /routes/orders alice", key);
+        Logger logger = (Logger) LoggerFactory.getLogger(HandlerStart.class);
+        ListAppender<ILoggingEvent> appender = new ListAppender<>();
+        appender.start();
+        logger.addAppender(appender);
+        ch.qos.logback.classic.Level level = logger.getLevel();
+        logger.setLevel(ch.qos.logback.classic.Level.DEBUG);
+        store.holdClaims(true);
+        try {
+            hangUpOnce("/routes/orders", key, () -> store.claimsHeld() == 1);
+            // the cancellation reached OnlyOnce while the claim was still waiting
+            await().atMost(Duration.ofSeconds(10)).until(() -> appender.list.stream().anyMatch(e -> e.getFormattedMessage()
+                    .equals("a request to POST /routes/orders was cancelled while its key was being claimed:"
+                            + " a claim it makes is released")));
+        } finally {
+            store.holdClaims(false);
+            store.answerClaims();
+            logger.detachAppender(appender);
+            logger.setLevel(level);
+        }
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(store.find(record)).as("released").isEmpty());
+        assertThat(executions.of("route")).isZero();
+        HttpResponse<byte[]> retry = post("/routes/orders", "alice", key, ORDER);
+        assertThat(retry.statusCode()).as(text(retry)).isEqualTo(201);
+        assertThat(executions.of("route")).isEqualTo(1);
+    }
+
+    /** Sends a JSON POST of alice with {@code key} on a socket of its own, and closes it once {@code until} holds. */
+    private void hangUpOnce(String path, String key, java.util.concurrent.Callable<Boolean> until) throws Exception {
+        byte[] body = ORDER.getBytes(StandardCharsets.UTF_8);
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST " + path + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                    + "Authorization: " + basic("alice") + "\r\nIdempotency-Key: " + key + "\r\nContent-Length: "
+                    + body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(body);
+            out.flush();
+            await().atMost(Duration.ofSeconds(10)).until(until);
+        }
     }
 
     @Test

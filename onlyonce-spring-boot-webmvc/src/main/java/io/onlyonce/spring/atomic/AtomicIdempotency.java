@@ -6,6 +6,7 @@ import io.onlyonce.redis.AtomicCall;
 import io.onlyonce.redis.AtomicOutcome;
 import io.onlyonce.redis.RedisEffect;
 import io.onlyonce.spring.dedup.DeferredWindow;
+import io.onlyonce.spring.method.ObservedDurations;
 import io.onlyonce.spring.metrics.OutcomeRecorder;
 import io.onlyonce.spring.resilience.CircuitBreakerAtomicExecutor;
 import io.onlyonce.spring.http.AtomicAnswers;
@@ -56,13 +57,16 @@ public final class AtomicIdempotency implements SelfDecided {
     private final CircuitBreakerAtomicExecutor executor;
     private final TokenService tokens;
     private final OutcomeRecorder recorder;
+    private final ObservedDurations durations;
     private @Nullable Binding binding;
     private boolean windowTaken;
 
-    AtomicIdempotency(CircuitBreakerAtomicExecutor executor, TokenService tokens, OutcomeRecorder recorder) {
+    AtomicIdempotency(CircuitBreakerAtomicExecutor executor, TokenService tokens, OutcomeRecorder recorder,
+            ObservedDurations durations) {
         this.executor = executor;
         this.tokens = tokens;
         this.recorder = recorder;
+        this.durations = durations;
     }
 
     @Override
@@ -136,7 +140,7 @@ public final class AtomicIdempotency implements SelfDecided {
         Outcome decided = ((AtomicAnswers.Decided) refusal).outcome();
         recorder.record(OutcomeRecorder.LAYER_BUSINESS, IdempotentRequests.metricName(decided), bound.endpoint());
         return IdempotentRequests.refusal(decided, decided instanceof Outcome.InProgress inProgress
-                ? inProgress.retryAfter()
+                ? durations.retryAfter(bound.endpoint(), inProgress)
                 : Duration.ZERO);
     }
 

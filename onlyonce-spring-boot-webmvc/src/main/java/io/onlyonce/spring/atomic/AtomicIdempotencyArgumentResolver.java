@@ -1,5 +1,6 @@
 package io.onlyonce.spring.atomic;
 
+import io.onlyonce.spring.method.ObservedDurations;
 import io.onlyonce.spring.metrics.OutcomeRecorder;
 import io.onlyonce.spring.resilience.CircuitBreakerAtomicExecutor;
 import io.onlyonce.token.TokenService;
@@ -17,12 +18,15 @@ public final class AtomicIdempotencyArgumentResolver implements HandlerMethodArg
     private final ObjectProvider<CircuitBreakerAtomicExecutor> executor;
     private final TokenService tokens;
     private final OutcomeRecorder recorder;
+    private final ObservedDurations durations;
 
+    /** @param durations the endpoints' usual durations, for the {@code Retry-After} of a record in progress */
     public AtomicIdempotencyArgumentResolver(ObjectProvider<CircuitBreakerAtomicExecutor> executor, TokenService tokens,
-            OutcomeRecorder recorder) {
+            OutcomeRecorder recorder, ObservedDurations durations) {
         this.executor = executor;
         this.tokens = tokens;
         this.recorder = recorder;
+        this.durations = durations;
     }
 
     @Override
@@ -38,6 +42,6 @@ public final class AtomicIdempotencyArgumentResolver implements HandlerMethodArg
             throw new IllegalStateException("AtomicIdempotency runs its effect on Redis: it needs onlyonce.store=redis ("
                     + parameter.getMethod() + ")");
         }
-        return new AtomicIdempotency(atomic, tokens, recorder);
+        return new AtomicIdempotency(atomic, tokens, recorder, durations);
     }
 }

@@ -188,6 +188,38 @@ class OnlyOnceAutoConfigurationTest {
         });
     }
 
+    @RestController
+    public static class OrderController {
+        @PostMapping("/orders")
+        @Idempotent
+        public String create() {
+            return "created";
+        }
+    }
+
+    static final String PRINCIPAL_WARNING = "OnlyOnce: onlyonce.principal-required is true (the default), but Spring"
+            + " Security is not on the class path and no PrincipalResolver bean is declared: unless the server"
+            + " authenticates requests itself, they carry no principal, and every request to OrderController.create is"
+            + " refused with 400 principal-required. Set onlyonce.principal-required=false";
+
+    @Test
+    void withoutSpringSecurityStartUpSaysThatPrincipalRequiredRefusesAnonymousRequests(CapturedOutput output) {
+        WebApplicationContextRunner noSecurity = web.withClassLoader(new FilteredClassLoader("org.springframework.security"))
+                .withBean(OrderController.class);
+        noSecurity.run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(output).containsOnlyOnce(PRINCIPAL_WARNING);
+        });
+        int said = output.getAll().length();
+        noSecurity.withPropertyValues("onlyonce.principal-required=false").run(context -> assertThat(context).hasNotFailed());
+        noSecurity.withBean(PrincipalResolver.class, () -> request -> request.getHeader("X-User"))
+                .run(context -> assertThat(context).hasNotFailed());
+        web.withBean(OrderController.class).run(context -> assertThat(context).as("Spring Security present").hasNotFailed());
+        web.withClassLoader(new FilteredClassLoader("org.springframework.security"))
+                .run(context -> assertThat(context).as("nothing protected").hasNotFailed());
+        assertThat(output.getAll().substring(said)).doesNotContain("onlyonce.principal-required is true");
+    }
+
     @Test
     void aRandomTokenSecretIsWarnedOfOnceAndOnlyWhenATokenIsIssued(CapturedOutput output) {
         web.withPropertyValues("onlyonce.token.secrets=").run(context -> {

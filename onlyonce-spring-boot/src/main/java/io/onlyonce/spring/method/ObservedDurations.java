@@ -11,18 +11,31 @@ import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How long the protected work of each endpoint takes, as this instance observed it, so that a
- * {@code 409 in progress} suggests a {@code Retry-After} a client can honour: the usual duration
- * less what the holder has already run, at least one second and at most what is left of the lease.
- * A method that takes 100 ms is retried after a second, not after the rest of a 30 s lease.
+ * How long the protected work of each endpoint takes, as this instance observed it, and the one
+ * rule for the {@code Retry-After} of a {@code 409 in progress} on every path (Spring MVC and
+ * WebFlux handlers, functional routes, the one-script atomic calls, service methods):
+ * <ul>
+ * <li>while the holder may still be running as usual (it has held the key for less than the
+ * endpoint's usual duration plus one second): the usual duration less what the holder has already
+ * run, so that a method that takes 100 ms is retried after a second, not after the rest of a 30 s
+ * lease;</li>
+ * <li>once the holder has overrun that (it is stuck, or its client went away after the work
+ * started, which leaves the key to its lease), or before this instance saw the endpoint complete
+ * once and the holder has run a second: the time the holder's lease has left, when the key is
+ * certain to be completed or free, so that clients do not retry every second for nothing.</li>
+ * </ul>
+ * Either way in whole seconds rounded up, at least one second and never more than the lease has
+ * left. The lease's time left is measured on the store's clock ({@code IdempotencyRecord#expiresIn}),
+ * so every instance suggests the same wait for an overdue holder.
  *
  * <p>The usual duration is an exponentially weighted mean of the executions that completed (one in
- * five counts for the newest); before the first, one second is suggested. Thread-safe; one mean per
- * endpoint, which is bounded by the application's methods and routes.
+ * five counts for the newest). Thread-safe; one mean per endpoint, which is bounded by the
+ * application's methods and routes.
  */
 public final class ObservedDurations {
 
-    private static final Duration MIN = Duration.ofSeconds(1);
+    /** How far past its usual duration a holder may run before it counts as overdue: one retry's wait. */
+    private static final Duration GRACE = Duration.ofSeconds(1);
     private static final long UNKNOWN = -1;
 
     private final ConcurrentMap<String, AtomicLong> meanNanos = new ConcurrentHashMap<>();
@@ -52,16 +65,20 @@ public final class ObservedDurations {
     }
 
     /**
-     * The wait to suggest for an {@code in progress} outcome of {@code endpoint}: the usual duration
-     * less what the holder has run, rounded up to whole seconds, between one second and the rest of
-     * the lease.
+     * The wait to suggest for an {@code in progress} outcome of {@code endpoint}: the rule of the
+     * class comment, from the usual duration, what the holder has run and what its lease has left.
      */
     public Duration retryAfter(String endpoint, Outcome.InProgress inProgress) {
+        Duration leaseLeft = inProgress.retryAfter();
         Duration usual = usual(endpoint);
-        Duration left = usual == null ? MIN : usual.minus(inProgress.running());
+        Duration expected = usual == null ? Duration.ZERO : usual;
+        if (inProgress.running().compareTo(expected.plus(GRACE)) >= 0) {
+            return leaseLeft;
+        }
+        Duration left = expected.minus(inProgress.running());
         long seconds = left.toSeconds() + (left.toNanosPart() > 0 ? 1 : 0);
         Duration rounded = Duration.ofSeconds(Math.max(1, seconds));
-        return rounded.compareTo(inProgress.retryAfter()) > 0 ? inProgress.retryAfter() : rounded;
+        return rounded.compareTo(leaseLeft) > 0 ? leaseLeft : rounded;
     }
 
     /** {@code execution}, timed: an execution that completes counts towards {@code endpoint}'s usual duration. */

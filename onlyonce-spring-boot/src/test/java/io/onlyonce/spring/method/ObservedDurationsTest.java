@@ -14,23 +14,39 @@ class ObservedDurationsTest {
     private final AtomicLong nanos = new AtomicLong();
     private final ObservedDurations durations = new ObservedDurations(nanos::get);
 
+    /** The wait suggested for {@code endpoint}'s holder that has run {@code running} with {@code leaseLeft} of its lease left. */
+    private Duration waitFor(String endpoint, Duration leaseLeft, Duration running) {
+        return durations.retryAfter(endpoint, new Outcome.InProgress(leaseLeft, running));
+    }
+
     @Test
     void beforeAnyExecutionOneSecondIsSuggestedNotTheRestOfTheLease() {
-        assertThat(durations.retryAfter("POST /refunds", new Outcome.InProgress(Duration.ofSeconds(30), Duration.ZERO)))
-                .isEqualTo(Duration.ofSeconds(1));
+        assertThat(waitFor("POST /refunds", Duration.ofSeconds(30), Duration.ZERO)).isEqualTo(Duration.ofSeconds(1));
+        assertThat(waitFor("POST /refunds", Duration.ofSeconds(30), Duration.ofMillis(900))).isEqualTo(Duration.ofSeconds(1));
     }
 
     @Test
     void theUsualDurationLessWhatTheHolderRanIsSuggestedRoundedUpBetweenOneSecondAndTheLeaseLeft() {
         durations.record("e", Duration.ofSeconds(8));
-        assertThat(durations.retryAfter("e", new Outcome.InProgress(Duration.ofSeconds(27), Duration.ofMillis(2_500))))
-                .isEqualTo(Duration.ofSeconds(6));
-        assertThat(durations.retryAfter("e", new Outcome.InProgress(Duration.ofSeconds(3), Duration.ofSeconds(1))))
-                .as("never past the lease").isEqualTo(Duration.ofSeconds(3));
-        assertThat(durations.retryAfter("e", new Outcome.InProgress(Duration.ofSeconds(20), Duration.ofSeconds(10))))
-                .as("overdue: at least a second").isEqualTo(Duration.ofSeconds(1));
-        assertThat(durations.retryAfter("other", new Outcome.InProgress(Duration.ofSeconds(20), Duration.ZERO)))
-                .as("per endpoint").isEqualTo(Duration.ofSeconds(1));
+        assertThat(waitFor("e", Duration.ofSeconds(27), Duration.ofMillis(2_500))).isEqualTo(Duration.ofSeconds(6));
+        assertThat(waitFor("e", Duration.ofSeconds(3), Duration.ofSeconds(1))).as("never past the lease")
+                .isEqualTo(Duration.ofSeconds(3));
+        assertThat(waitFor("e", Duration.ofSeconds(22), Duration.ofMillis(8_900))).as("just past the usual duration: a second")
+                .isEqualTo(Duration.ofSeconds(1));
+        assertThat(waitFor("other", Duration.ofSeconds(20), Duration.ZERO)).as("per endpoint").isEqualTo(Duration.ofSeconds(1));
+    }
+
+    /** A 30 s lease held for 10 s by a request that usually takes 100 ms: stuck, or its client went away. */
+    @Test
+    void aHolderPastItsUsualDurationIsAnsweredWithTheTimeItsLeaseHasLeft() {
+        durations.record("POST /orders", Duration.ofMillis(100));
+        assertThat(waitFor("POST /orders", Duration.ofSeconds(20), Duration.ofSeconds(10))).isEqualTo(Duration.ofSeconds(20));
+        assertThat(waitFor("POST /orders", Duration.ofSeconds(29), Duration.ofMillis(1_100)))
+                .as("from a second past the usual duration").isEqualTo(Duration.ofSeconds(29));
+        assertThat(waitFor("POST /orders", Duration.ofSeconds(30), Duration.ofMillis(50))).as("still running as usual")
+                .isEqualTo(Duration.ofSeconds(1));
+        assertThat(waitFor("POST /refunds", Duration.ofSeconds(25), Duration.ofSeconds(5)))
+                .as("never seen complete, held for more than a second").isEqualTo(Duration.ofSeconds(25));
     }
 
     @Test

@@ -4,11 +4,14 @@ import io.onlyonce.spring.Idempotent;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.codec.multipart.FilePart;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestPart;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Flux;
@@ -68,6 +71,34 @@ public class ReactiveOrderController {
         Sinks.Empty<Void> current = gate.get();
         return current.asMono().then(Mono.fromSupplier(() -> "done"))
                 .doOnCancel(cancelled::incrementAndGet);
+    }
+
+    /** An upload read with {@code @RequestPart}: a field and a file. */
+    @Idempotent
+    @PostMapping(path = "/orders/upload", consumes = MediaType.MULTIPART_FORM_DATA_VALUE,
+            produces = MediaType.APPLICATION_JSON_VALUE)
+    public Mono<ResponseEntity<String>> upload(@RequestPart("note") String note, @RequestPart("file") FilePart file) {
+        return DataBufferUtils.join(file.content()).map(content -> {
+            int size = content.readableByteCount();
+            DataBufferUtils.release(content);
+            return ResponseEntity.status(HttpStatus.CREATED).body("{\"run\":" + executions.next("upload") + ",\"note\":\""
+                    + note + "\",\"file\":\"" + file.filename() + "\",\"size\":" + size + "}");
+        });
+    }
+
+    /** The same upload read from the exchange's multipart data. */
+    @Idempotent
+    @PostMapping(path = "/orders/upload-parts", consumes = MediaType.MULTIPART_FORM_DATA_VALUE,
+            produces = MediaType.TEXT_PLAIN_VALUE)
+    public Mono<String> uploadParts(org.springframework.web.server.ServerWebExchange exchange) {
+        return exchange.getMultipartData().map(parts -> "run " + executions.next("upload-parts") + ": " + parts.keySet());
+    }
+
+    /** Held back by {@link ReactiveTestApplication.HoldingFilter} before it is reached. */
+    @Idempotent
+    @PostMapping("/orders/held")
+    public Mono<String> held(@RequestBody String body) {
+        return Mono.fromSupplier(() -> "held run " + executions.next("held"));
     }
 
     @Idempotent

@@ -11,18 +11,22 @@ import io.onlyonce.store.ClaimResult;
 import io.onlyonce.store.IdempotencyRecord;
 import io.onlyonce.store.IdempotencyStore;
 import io.onlyonce.store.OwnerToken;
+import io.onlyonce.testing.MutableClock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.Ordered;
 import org.springframework.security.config.web.server.ServerHttpSecurity;
 import org.springframework.security.core.userdetails.MapReactiveUserDetailsService;
 import org.springframework.security.core.userdetails.User;
@@ -30,6 +34,11 @@ import org.springframework.security.web.server.SecurityWebFilterChain;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
 import org.springframework.web.reactive.function.server.ServerResponse;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 
 /** A WebFlux application with annotated and functional idempotent endpoints, HTTP basic users alice and bob. */
@@ -59,11 +68,66 @@ public class ReactiveTestApplication {
         return new Executions();
     }
 
-    /** On {@code onlyonce.store=memory}: the store tests can take down. */
+    /**
+     * On {@code onlyonce.store=memory}: the store tests can take down, on a clock of its own that
+     * stands still until a test moves it (not a {@code Clock} bean: the rest of the application keeps
+     * the system clock).
+     */
     @Bean
     @ConditionalOnProperty(name = "onlyonce.store", havingValue = "memory")
     SwitchableStore switchableStore() {
-        return new SwitchableStore(new InMemoryIdempotencyStore());
+        return new SwitchableStore(MutableClock.startingNow());
+    }
+
+    @Bean
+    HoldingFilter holdingFilter() {
+        return new HoldingFilter();
+    }
+
+    /**
+     * A web filter after OnlyOnce's (a slow step between the key's claim and the handler): holds
+     * {@code /orders/held} until a test lets it through.
+     */
+    public static final class HoldingFilter implements WebFilter, Ordered {
+        private final AtomicInteger holding = new AtomicInteger();
+        private volatile Sinks.Empty<Void> gate = opened();
+
+        private static Sinks.Empty<Void> opened() {
+            Sinks.Empty<Void> open = Sinks.empty();
+            open.tryEmitEmpty();
+            return open;
+        }
+
+        /** How many requests it has held so far. */
+        public int held() {
+            return holding.get();
+        }
+
+        /** Holds the requests that come from now on. */
+        public void close() {
+            gate = Sinks.empty();
+        }
+
+        /** Lets the held requests and all later ones through. */
+        public void open() {
+            gate.tryEmitEmpty();
+        }
+
+        @Override
+        public int getOrder() {
+            return 0;
+        }
+
+        @Override
+        public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+            if (!exchange.getRequest().getURI().getPath().equals("/orders/held")) {
+                return chain.filter(exchange);
+            }
+            return Mono.defer(() -> {
+                holding.incrementAndGet();
+                return gate.asMono();
+            }).then(Mono.defer(() -> chain.filter(exchange)));
+        }
     }
 
     @Bean
@@ -96,16 +160,40 @@ public class ReactiveTestApplication {
 
     /** The in-memory store (asynchronous itself), which a test can take down. */
     public static final class SwitchableStore implements IdempotencyStore, AsyncIdempotencyStore {
+        private final MutableClock clock;
         private final InMemoryIdempotencyStore delegate;
         private final AtomicInteger asyncCalls = new AtomicInteger();
+        private final List<CompletableFuture<Void>> heldClaims = new CopyOnWriteArrayList<>();
         private volatile boolean down;
+        private volatile boolean holdClaims;
 
-        SwitchableStore(InMemoryIdempotencyStore delegate) {
-            this.delegate = delegate;
+        SwitchableStore(MutableClock clock) {
+            this.clock = clock;
+            this.delegate = new InMemoryIdempotencyStore(clock, 1_000_000);
+        }
+
+        /** The store's clock, which only tests move. */
+        public MutableClock clock() {
+            return clock;
         }
 
         public void down(boolean down) {
             this.down = down;
+        }
+
+        /** Whether asynchronous claims wait, from now on, for {@link #answerClaims()} before they are made. */
+        public void holdClaims(boolean hold) {
+            this.holdClaims = hold;
+        }
+
+        /** How many asynchronous claims are waiting. */
+        public int claimsHeld() {
+            return (int) heldClaims.stream().filter(claim -> !claim.isDone()).count();
+        }
+
+        /** Lets the waiting claims be made and answered. */
+        public void answerClaims() {
+            heldClaims.forEach(claim -> claim.complete(null));
         }
 
         /** How many asynchronous calls reached this store. */
@@ -149,6 +237,11 @@ public class ReactiveTestApplication {
 
         @Override
         public CompletionStage<ClaimResult> claimAsync(IdempotencyKey key, Fingerprint fingerprint, Duration lease) {
+            if (holdClaims) {
+                CompletableFuture<Void> held = new CompletableFuture<>();
+                heldClaims.add(held);
+                return held.thenCompose(answered -> callAsync("claim", () -> delegate.claimAsync(key, fingerprint, lease)));
+            }
             return callAsync("claim", () -> delegate.claimAsync(key, fingerprint, lease));
         }
 

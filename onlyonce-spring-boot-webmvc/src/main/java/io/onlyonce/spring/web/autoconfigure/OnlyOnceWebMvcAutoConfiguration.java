@@ -10,6 +10,7 @@ import io.onlyonce.spring.dedup.RequestDedupFilter;
 import io.onlyonce.spring.method.CallerPrincipal;
 import io.onlyonce.spring.method.MethodSettings;
 import io.onlyonce.spring.method.ObservedDurations;
+import io.onlyonce.spring.autoconfigure.PrincipalRequiredCheck;
 import io.onlyonce.spring.metrics.OnlyOnceStatistics;
 import io.onlyonce.spring.web.AcceptCheck;
 import io.onlyonce.spring.web.IdempotentMethodInterceptor;
@@ -28,6 +29,8 @@ import jakarta.servlet.DispatcherType;
 import jakarta.servlet.ServletRequestListener;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.context.ApplicationContext;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -78,6 +81,18 @@ public class OnlyOnceWebMvcAutoConfiguration {
     @ConditionalOnMissingBean
     PrincipalResolver onlyOncePrincipalResolver() {
         return new ServletPrincipalResolver();
+    }
+
+    /**
+     * Warns at start-up when {@code onlyonce.principal-required} would refuse every request to the
+     * {@code @Idempotent} handlers: no Spring Security and no {@link PrincipalResolver} of the application's.
+     */
+    @Bean
+    @ConditionalOnMissingBean(name = "onlyOncePrincipalRequiredCheck")
+    SmartInitializingSingleton onlyOncePrincipalRequiredCheck(OnlyOnceProperties properties, PrincipalResolver principals,
+            ApplicationContext context) {
+        return () -> PrincipalRequiredCheck.warnIfAnonymous(context, properties.principalRequired(),
+                !(principals instanceof ServletPrincipalResolver), "PrincipalResolver", List.of());
     }
 
     @Bean
@@ -247,8 +262,9 @@ public class OnlyOnceWebMvcAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "onlyOnceAtomicWebMvcConfigurer")
         WebMvcConfigurer onlyOnceAtomicWebMvcConfigurer(ObjectProvider<CircuitBreakerAtomicExecutor> executor,
-                TokenService tokens, OnlyOnceStatistics statistics) {
-            AtomicIdempotencyArgumentResolver resolver = new AtomicIdempotencyArgumentResolver(executor, tokens, statistics);
+                TokenService tokens, OnlyOnceStatistics statistics, ObservedDurations durations) {
+            AtomicIdempotencyArgumentResolver resolver =
+                    new AtomicIdempotencyArgumentResolver(executor, tokens, statistics, durations);
             return new WebMvcConfigurer() {
                 @Override
                 public void addArgumentResolvers(List<HandlerMethodArgumentResolver> resolvers) {
